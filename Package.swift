@@ -1,0 +1,77 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// ObjectGraph: Core Data for Swift on Linux, and `people`, a live terminal browser built on it.
+//
+// Data flows one way: SQLite store → coordinator → context → fetched-results controller → table view → screen.
+// `ObjectGraph` knows nothing of terminals; `TerminalTableView` knows nothing of ObjectGraph. They share only
+// `SectionedChanges` (the `IndexPath` row/section extension and the UIKit batch-update rules).
+let package = Package(
+    name: "ObjectGraph",
+    products: [
+        .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
+        .library(name: "TerminalTableView", targets: ["TerminalTableView"]),
+        .executable(name: "people", targets: ["PeopleCommand"]),
+        .executable(name: "objectgraph", targets: ["ObjectGraphCommand"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        // System libraries and C shims.
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CNCurses", path: "Sources/CNCurses", providers: [.apt(["libncursesw5-dev"])]),
+        .target(name: "CCursesShim", dependencies: ["CNCurses"], path: "Sources/CCursesShim"),
+
+        // Shared by the framework and the table view: IndexPath row/section and batch-update rules.
+        .target(name: "SectionedChanges"),
+
+        // A thin, checked Swift wrapper over the system SQLite.
+        .target(name: "SQLiteStorage", dependencies: ["CSQLite"]),
+
+        // The framework: model, stores, coordinator, contexts, fetch requests, fetched-results controller.
+        .target(name: "ObjectGraph", dependencies: ["SQLiteStorage", "SectionedChanges"]),
+
+        // A UITableView-like list for terminals; the only module that calls ncurses.
+        .target(name: "TerminalTableView", dependencies: ["SectionedChanges", "CNCurses", "CCursesShim"]),
+
+        // Sample data shipped with the app (top-level Resources/).
+        .target(
+            name: "PeopleResources",
+            path: "Resources",
+            exclude: ["README.md"],
+            sources: ["PeopleResources.swift"],
+            resources: [.copy("SamplePeople.json")]
+        ),
+
+        // The `people` app: model, importers, the list view controller.
+        .target(name: "People", dependencies: ["ObjectGraph", "TerminalTableView", "PeopleResources"]),
+
+        .executableTarget(
+            name: "PeopleCommand",
+            dependencies: ["People", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .executableTarget(
+            name: "ObjectGraphCommand",
+            dependencies: ["ObjectGraph", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+
+        .testTarget(
+            name: "SectionedChangesTests",
+            dependencies: ["SectionedChanges", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
+        .testTarget(name: "SQLiteStorageTests", dependencies: ["SQLiteStorage", "CSQLite"]),
+        .testTarget(
+            name: "ObjectGraphTests",
+            dependencies: [
+                "ObjectGraph", "SQLiteStorage", "SectionedChanges",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(name: "TerminalTableViewTests", dependencies: ["TerminalTableView", "SectionedChanges"]),
+        .testTarget(name: "PeopleTests", dependencies: ["People", "ObjectGraph", "TerminalTableView"]),
+        .testTarget(name: "PeopleEndToEndTests", dependencies: ["PeopleCommand"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

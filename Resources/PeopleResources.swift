@@ -1,0 +1,9 @@
+import Foundation
+
+/// Locates the sample data shipped in the top-level `Resources/` folder.
+public enum PeopleResources {
+    /// The JSON file of sample people that seeds a new store.
+    public static var samplePeopleURL: URL? {
+        Bundle.module.url(forResource: "SamplePeople", withExtension: "json")
+    }
+}
