@@ -1,0 +1,75 @@
+import Foundation
+
+/// What one context save changed, as object IDs: the value Core Data posts as
+/// `NSManagedObjectContextDidSave`, made `Sendable` so it can be handed to other queues.
+///
+/// Hand it to another context's ``ManagedObjectContext/mergeChanges(fromContextDidSave:)`` *on that
+/// context's queue* to bring it up to date. It also carries the saved rows' values, so merging never
+/// needs to go back to the store.
+public struct ContextDidSave: Sendable, CustomStringConvertible {
+    /// Objects the save inserted (with their permanent IDs).
+    public let insertedObjectIDs: Set<ManagedObjectID>
+    /// Objects the save updated.
+    public let updatedObjectIDs: Set<ManagedObjectID>
+    /// Objects the save deleted.
+    public let deletedObjectIDs: Set<ManagedObjectID>
+    /// The saving context's name, if it has one.
+    public let contextName: String?
+    /// The saved rows of inserted and updated objects.
+    let snapshots: [ManagedObjectID: RowSnapshot]
+    /// Identifies the saving context, so that it does not merge its own save.
+    let sourceContext: ObjectIdentifier
+
+    init(
+        inserted: Set<ManagedObjectID>, updated: Set<ManagedObjectID>, deleted: Set<ManagedObjectID>,
+        snapshots: [ManagedObjectID: RowSnapshot], contextName: String?, sourceContext: ObjectIdentifier
+    ) {
+        insertedObjectIDs = inserted
+        updatedObjectIDs = updated
+        deletedObjectIDs = deleted
+        self.snapshots = snapshots
+        self.contextName = contextName
+        self.sourceContext = sourceContext
+    }
+
+    /// True when the save changed nothing.
+    public var isEmpty: Bool { insertedObjectIDs.isEmpty && updatedObjectIDs.isEmpty && deletedObjectIDs.isEmpty }
+
+    public var description: String {
+        "<ContextDidSave \(contextName ?? "unnamed"): +\(insertedObjectIDs.count) "
+            + "~\(updatedObjectIDs.count) -\(deletedObjectIDs.count)>"
+    }
+}
+
+/// The changes to a context's registered objects since it last processed pending changes: the value Core
+/// Data posts as `NSManagedObjectContextObjectsDidChange`. Delivered on the context's queue; the objects
+/// belong to that context and must not leave its queue.
+public struct ObjectsDidChange {
+    /// Objects inserted into the context (including objects merged in from another context's save).
+    public let insertedObjects: Set<ManagedObject>
+    /// Objects whose values changed in this context.
+    public let updatedObjects: Set<ManagedObject>
+    /// Objects deleted in this context or by a merged save.
+    public let deletedObjects: Set<ManagedObject>
+    /// Objects whose values were replaced by newer saved values (a merge or a refresh).
+    public let refreshedObjects: Set<ManagedObject>
+    /// True when every object was invalidated (``ManagedObjectContext/reset()``); re-fetch everything.
+    public let invalidatedAllObjects: Bool
+
+    /// True when nothing changed.
+    public var isEmpty: Bool {
+        insertedObjects.isEmpty && updatedObjects.isEmpty && deletedObjects.isEmpty && refreshedObjects.isEmpty
+            && !invalidatedAllObjects
+    }
+}
+
+extension Notification.Name {
+    /// Posted by a context after it saved; `object` is the context, `userInfo[ContextDidSave.userInfoKey]`
+    /// the ``ContextDidSave``.
+    public static let managedObjectContextDidSave = Notification.Name("ObjectGraph.ManagedObjectContextDidSave")
+}
+
+extension ContextDidSave {
+    /// The `userInfo` key under which a did-save notification carries the ``ContextDidSave``.
+    public static let userInfoKey = "ContextDidSave"
+}

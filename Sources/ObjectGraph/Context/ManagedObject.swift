@@ -1,0 +1,172 @@
+import Foundation
+
+/// An object of the graph: one row of an entity, living in one context.
+///
+/// The counterpart of Core Data's `NSManagedObject`. Values are read and written by key
+/// (``value(forKey:)``, ``setValue(_:forKey:)``, or the typed subscript); subclasses add typed
+/// properties on top, and may override the lifecycle hooks (``awakeFromInsert()``, ``willSave()``, …).
+/// An object is confined to its context's queue; pass its ``objectID`` to other queues instead.
+///
+/// For example:
+///
+/// ```swift
+/// final class Person: ManagedObject {
+///     var lastName: String {
+///         get { self["lastName"] ?? "" }
+///         set { self["lastName"] = newValue }
+///     }
+/// }
+/// ```
+open class ManagedObject: Hashable, CustomStringConvertible {
+    /// The object's entity.
+    public let entity: EntityDescription
+    /// The object's identity; temporary until its context saves it.
+    public internal(set) var objectID: ManagedObjectID
+    /// The context the object belongs to (nil once deleted and saved, or after a reset).
+    public internal(set) weak var managedObjectContext: ManagedObjectContext?
+
+    /// Current values, in entity attribute order.
+    var storage: [AttributeValue]
+    /// The values last read from or written to the store (nil for objects never saved).
+    var committed: [AttributeValue]?
+    /// The row version of `committed`.
+    var rowVersion: Int64 = 0
+    /// Attributes changed since the last save, by index.
+    var changedAttributes: Set<Int> = []
+    var insertedFlag = false
+    var deletedFlag = false
+    var faultFlag = false
+
+    /// Creates an object of `entity` and, when `context` is given, inserts it there (as Core Data's
+    /// `init(entity:insertInto:)`). Every attribute starts with its default value.
+    public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
+        self.entity = entity
+        objectID = .makeTemporary(entityName: entity.name)
+        storage = entity.attributes.map(\.defaultValue)
+        context?.insert(self)
+    }
+
+    /// Creates an object of this class's entity (``entityName``) in `context`.
+    ///
+    /// - Precondition: the context's model has an entity named ``entityName`` (a programmer error otherwise,
+    ///   as in Core Data).
+    public convenience init(context: ManagedObjectContext) {
+        guard let entity = context.persistentStoreCoordinator?.managedObjectModel.entity(named: Self.entityName) else {
+            preconditionFailure("The model of context \(context) has no entity named '\(Self.entityName)'.")
+        }
+        self.init(entity: entity, insertInto: context)
+    }
+
+    /// The entity name this class stands for; by default the class's own name.
+    open class var entityName: String { String(describing: self) }
+
+    // MARK: - Values
+
+    /// The value of the attribute `key`; ``AttributeValue/null`` for keys the entity does not have.
+    ///
+    /// Subclasses override it to add derived keys (Core Data's transient, computed properties), which
+    /// sort criteria do not see but a fetched-results controller's section key path does.
+    open func value(forKey key: String) -> AttributeValue {
+        guard let index = entity.attributeIndex(named: key) else { return .null }
+        return value(at: index)
+    }
+
+    /// Sets the attribute `key` and records the change in the object's context.
+    ///
+    /// - Precondition: the entity has an attribute named `key`.
+    open func setValue(_ value: AttributeValue, forKey key: String) {
+        guard let index = entity.attributeIndex(named: key) else {
+            preconditionFailure("Entity '\(entity.name)' has no attribute '\(key)' (setValue(_:forKey:) on \(objectID)).")
+        }
+        setValue(value, at: index)
+    }
+
+    /// The value of `key` as a Swift type, or nil when it is unset or of another type.
+    public subscript<Value: AttributeValueConvertible>(key: String) -> Value? {
+        get { Value(attributeValue: value(forKey: key)) }
+        set { setValue(newValue?.attributeValue ?? .null, forKey: key) }
+    }
+
+    func value(at index: Int) -> AttributeValue {
+        managedObjectContext?.checkQueue("reading \(entity.name).\(entity.attributes[index].name)")
+        if faultFlag { managedObjectContext?.fulfillFault(self) }
+        return storage[index]
+    }
+
+    func setValue(_ value: AttributeValue, at index: Int) {
+        managedObjectContext?.checkQueue("setting \(entity.name).\(entity.attributes[index].name)")
+        if faultFlag { managedObjectContext?.fulfillFault(self) }
+        if storage[index].isIdentical(to: value) { return }
+        storage[index] = value
+        if !entity.attributes[index].isTransient { changedAttributes.insert(index) }
+        managedObjectContext?.objectDidChange(self)
+    }
+
+    /// The persistent values changed since the object was last saved or fetched, by key.
+    public func changedValues() -> [String: AttributeValue] {
+        var result: [String: AttributeValue] = [:]
+        for index in changedAttributes { result[entity.attributes[index].name] = storage[index] }
+        return result
+    }
+
+    /// The values last saved (or fetched) for `keys`; all persistent keys when `keys` is nil.
+    public func committedValues(forKeys keys: [String]?) -> [String: AttributeValue] {
+        let names = keys ?? entity.persistentAttributeIndexes.map { entity.attributes[$0].name }
+        var result: [String: AttributeValue] = [:]
+        for name in names {
+            guard let index = entity.attributeIndex(named: name) else { continue }
+            result[name] = committed?[index] ?? .null
+        }
+        return result
+    }
+
+    // MARK: - State
+
+    /// Whether the object was inserted and not yet saved.
+    public var isInserted: Bool { insertedFlag }
+    /// Whether the object has unsaved changes to saved values.
+    public var isUpdated: Bool { !insertedFlag && !deletedFlag && !changedAttributes.isEmpty }
+    /// Whether the object was deleted (and the deletion not yet saved, or merged from another context).
+    public var isDeleted: Bool { deletedFlag }
+    /// Whether the object's values have not been loaded yet; reading any value loads them.
+    public var isFault: Bool { faultFlag }
+    /// Whether the object is inserted, updated or deleted.
+    public var hasChanges: Bool { insertedFlag || deletedFlag || !changedAttributes.isEmpty }
+
+    // MARK: - Lifecycle hooks (override points, as in Core Data)
+
+    /// Called once, after the object is first inserted into a context: set initial values here.
+    open func awakeFromInsert() {}
+    /// Called after the object's values are loaded from the store.
+    open func awakeFromFetch() {}
+    /// Called before the object is saved; changing values here is allowed (and saved).
+    open func willSave() {}
+    /// Called after the object was saved.
+    open func didSave() {}
+    /// Called when the object is deleted, before its deletion is processed.
+    open func prepareForDeletion() {}
+
+    // MARK: - Identity
+
+    public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    public var description: String {
+        if faultFlag { return "<\(type(of: self)) \(objectID): <fault>>" }
+        let values = entity.attributes.indices.map { "\(entity.attributes[$0].name): \(storage[$0])" }
+        return "<\(type(of: self)) \(objectID)> { " + values.joined(separator: ", ") + " }"
+    }
+}
+
+extension AttributeValue {
+    /// Whether two values are the same as stored: same kind and same bytes (so composed and decomposed
+    /// spellings of a string differ, as they do in SQLite).
+    func isIdentical(to other: AttributeValue) -> Bool {
+        switch (self, other) {
+        case (.null, .null): return true
+        case let (.string(lhs), .string(rhs)): return lhs.utf8.elementsEqual(rhs.utf8)
+        case (.null, _), (_, .null), (.string, _), (_, .string): return false
+        default: return self == other
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+extension ManagedObjectContext {
+    /// Fetches the objects `request` describes, in its order.
+    ///
+    /// Rows come from the store; objects already registered in this context are returned as they are in
+    /// memory (with their unsaved changes). With `includesPendingChanges` (the default), unsaved inserts
+    /// that match are included, unsaved deletes left out, and unsaved updates re-evaluated and re-sorted —
+    /// with the same predicate and order semantics the store uses in SQL.
+    ///
+    /// - Throws: ``ObjectGraphError`` for an unknown entity or key, a predicate that does not compile, a
+    ///   store error, or objects that are not of class `Result`.
+    public func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>) throws(ObjectGraphError) -> [Result] {
+        checkQueue("fetch(_:)")
+        let entity = try entity(named: request.entityName)
+        let store = try storeForReading(entity)
+        let pendingObjects = request.includesPendingChanges ? pendingObjects(of: entity) : []
+        let needsMemoryPass = !pendingObjects.isEmpty
+        let rows = try store.backend.fetch(
+            entity: entity, predicate: request.predicate, sortCriteria: request.sortCriteria,
+            limit: needsMemoryPass ? 0 : request.fetchLimit, offset: needsMemoryPass ? 0 : request.fetchOffset)
+        var objects = rows.map { materialize($0, entity: entity) }
+
+        if needsMemoryPass {
+            let changed = Set(pendingObjects.map(ObjectIdentifier.init))
+            objects.removeAll { $0.deletedFlag || changed.contains(ObjectIdentifier($0)) }
+            for object in pendingObjects where !object.deletedFlag {
+                if let predicate = request.predicate, !predicate.evaluate({ object.value(forKey: $0) }) { continue }
+                objects.append(object)
+            }
+            let ordering = RowOrdering(criteria: request.sortCriteria)
+            let keyed = objects.map { object in (ordering.sortKeys { object.value(forKey: $0) }, object) }
+            objects = keyed.sorted { ordering.precedes($0.0, $0.1.objectID, $1.0, $1.1.objectID) }.map(\.1)
+            let start = min(max(request.fetchOffset, 0), objects.count)
+            let end = request.fetchLimit > 0 ? min(start + request.fetchLimit, objects.count) : objects.count
+            objects = Array(objects[start..<end])
+        }
+        var typed: [Result] = []
+        typed.reserveCapacity(objects.count)
+        for object in objects {
+            guard let result = object as? Result else {
+                throw .resultTypeMismatch(
+                    entity: entity.name, expected: String(describing: Result.self),
+                    actual: String(describing: type(of: object)))
+            }
+            typed.append(result)
+        }
+        return typed
+    }
+
+    /// The number of objects `request` would fetch, counted in the store when there are no pending changes
+    /// of its entity.
+    public func count<Result: ManagedObject>(for request: FetchRequest<Result>) throws(ObjectGraphError) -> Int {
+        checkQueue("count(for:)")
+        let entity = try entity(named: request.entityName)
+        if request.includesPendingChanges, !pendingObjects(of: entity).isEmpty {
+            return try fetch(request).count
+        }
+        var count = try storeForReading(entity).backend.count(entity: entity, predicate: request.predicate)
+        count = max(0, count - max(request.fetchOffset, 0))
+        return request.fetchLimit > 0 ? min(count, request.fetchLimit) : count
+    }
+
+    /// The object for `objectID`, loaded from the store if it is not registered; never a fault.
+    ///
+    /// - Throws: ``ObjectGraphError/objectNotInContext(_:)`` when no such row exists.
+    public func existingObject(with objectID: ManagedObjectID) throws(ObjectGraphError) -> ManagedObject {
+        checkQueue("existingObject(with:)")
+        if let object = registeredObjects[objectID], !object.faultFlag { return object }
+        let entity = try entity(named: objectID.entityName)
+        guard let row = try storeForReading(entity).backend.rows(for: [objectID], entity: entity).first else {
+            throw .objectNotInContext(objectID)
+        }
+        return materialize(row, entity: entity)
+    }
+
+    func entity(named name: String) throws(ObjectGraphError) -> EntityDescription {
+        guard let coordinator = persistentStoreCoordinator else { throw .noCoordinator(context: description) }
+        guard let entity = coordinator.managedObjectModel.entity(named: name) else { throw .unknownEntity(name) }
+        return entity
+    }
+
+    func storeForReading(_ entity: EntityDescription) throws(ObjectGraphError) -> PersistentStore {
+        guard let coordinator = persistentStoreCoordinator else { throw .noCoordinator(context: description) }
+        return try coordinator.store(for: entity)
+    }
+
+    /// Unsaved inserted, updated and deleted objects of `entity`.
+    private func pendingObjects(of entity: EntityDescription) -> [ManagedObject] {
+        var result: [ManagedObject] = []
+        for object in insertedObjectsByIdentity.values where object.entity.name == entity.name { result.append(object) }
+        for object in updatedObjectsByIdentity.values where object.entity.name == entity.name { result.append(object) }
+        for object in deletedObjectsByIdentity.values where object.entity.name == entity.name { result.append(object) }
+        return result
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+extension ManagedObjectContext {
+    /// Brings this context up to date with another context's save. Call it on this context's queue.
+    ///
+    /// Objects inserted there are registered here; registered objects updated there take the saved values
+    /// (keeping any unsaved changes made here on top); registered objects deleted there become deleted
+    /// here. Observers then receive one ``ObjectsDidChange`` for the whole merge — which is what a
+    /// fetched-results controller on this context reacts to.
+    public func mergeChanges(fromContextDidSave save: ContextDidSave) {
+        mergeChanges(fromContextDidSaves: [save])
+    }
+
+    /// Merges several saves at once, with a single ``ObjectsDidChange`` at the end: the way to keep up
+    /// with an import that saves faster than the user interface redraws.
+    public func mergeChanges(fromContextDidSaves saves: [ContextDidSave]) {
+        checkQueue("mergeChanges(fromContextDidSave:)")
+        guard let model = persistentStoreCoordinator?.managedObjectModel else { return }
+        for save in saves where save.sourceContext != ObjectIdentifier(self) {
+            for id in save.insertedObjectIDs.union(save.updatedObjectIDs) {
+                guard let row = save.snapshots[id], let entity = model.entity(named: id.entityName) else { continue }
+                if let object = registeredObjects[id] {
+                    refresh(object, with: row)
+                } else {
+                    let object = materialize(row, entity: entity)
+                    pending.note(object, save.insertedObjectIDs.contains(id) ? .inserted : .refreshed)
+                }
+            }
+            for id in save.deletedObjectIDs {
+                guard let object = registeredObjects.removeValue(forKey: id) else { continue }
+                let key = ObjectIdentifier(object)
+                updatedObjectsByIdentity[key] = nil
+                deletedObjectsByIdentity[key] = nil
+                object.deletedFlag = true
+                pending.note(object, .deleted)
+            }
+        }
+        processPendingChanges()
+    }
+
+    /// Merges the ``ContextDidSave`` carried by a `managedObjectContextDidSave` notification.
+    public func mergeChanges(fromContextDidSave notification: Notification) {
+        guard let save = notification.userInfo?[ContextDidSave.userInfoKey] as? ContextDidSave else { return }
+        mergeChanges(fromContextDidSave: save)
+    }
+
+    /// Replaces a registered object's saved values with newer ones, re-applying its unsaved changes.
+    private func refresh(_ object: ManagedObject, with row: RowSnapshot) {
+        guard row.version > object.rowVersion || object.faultFlag else { return }
+        var values = row.values
+        for index in object.changedAttributes { values[index] = object.storage[index] }
+        for (index, attribute) in object.entity.attributes.enumerated() where attribute.isTransient {
+            values[index] = object.storage[index]
+        }
+        object.storage = values
+        object.committed = row.values
+        object.rowVersion = row.version
+        object.faultFlag = false
+        pending.note(object, .refreshed)
+    }
+
+    /// Queues a save from another context for merging on this context's queue; saves that arrive while a
+    /// merge is already queued are merged together.
+    func enqueueMerge(_ save: ContextDidSave) {
+        let shouldSchedule = incomingSaves.withLock { state -> Bool in
+            state.saves.append(save)
+            defer { state.scheduled = true }
+            return !state.scheduled
+        }
+        guard shouldSchedule else { return }
+        queue.async { [weak self] in
+            guard let self else { return }
+            let saves = self.incomingSaves.withLock { state -> [ContextDidSave] in
+                defer { state = ([], false) }
+                return state.saves
+            }
+            self.mergeChanges(fromContextDidSaves: saves)
+        }
+    }
+}

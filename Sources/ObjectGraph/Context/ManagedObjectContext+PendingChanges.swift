@@ -1,0 +1,147 @@
+import Foundation
+
+/// Changes recorded since the context last processed pending changes.
+struct PendingChanges {
+    enum Kind { case inserted, updated, deleted, refreshed }
+
+    var inserted: [ObjectIdentifier: ManagedObject] = [:]
+    var updated: [ObjectIdentifier: ManagedObject] = [:]
+    var deleted: [ObjectIdentifier: ManagedObject] = [:]
+    var refreshed: [ObjectIdentifier: ManagedObject] = [:]
+    var invalidatedAll = false
+
+    var isEmpty: Bool {
+        inserted.isEmpty && updated.isEmpty && deleted.isEmpty && refreshed.isEmpty && !invalidatedAll
+    }
+
+    /// Records one change, folding it into what is already recorded for the object: an object inserted
+    /// and then deleted before anyone was told is not reported at all; an inserted object that changes is
+    /// still just inserted; a deleted object is only deleted.
+    mutating func note(_ object: ManagedObject, _ kind: Kind) {
+        let key = ObjectIdentifier(object)
+        switch kind {
+        case .inserted:
+            deleted[key] = nil
+            inserted[key] = object
+        case .updated:
+            if inserted[key] == nil, deleted[key] == nil { updated[key] = object }
+        case .refreshed:
+            if inserted[key] == nil, deleted[key] == nil, updated[key] == nil { refreshed[key] = object }
+        case .deleted:
+            updated[key] = nil
+            refreshed[key] = nil
+            if inserted.removeValue(forKey: key) == nil { deleted[key] = object }
+        }
+    }
+}
+
+extension ManagedObjectContext {
+    /// Posts ``ObjectsDidChange`` for everything changed since the last call, if anything changed.
+    ///
+    /// Called at the end of every ``perform(_:)`` block, before saving, after merging, and (for changes made
+    /// directly) at the end of the current queue turn, as Core Data does at the end of a run-loop event.
+    public func processPendingChanges() {
+        checkQueue("processPendingChanges()")
+        isProcessingScheduled = false
+        guard !pending.isEmpty else { return }
+        let changes = pending
+        pending = PendingChanges()
+        notifyObjectsDidChange(
+            ObjectsDidChange(
+                insertedObjects: Set(changes.inserted.values), updatedObjects: Set(changes.updated.values),
+                deletedObjects: Set(changes.deleted.values), refreshedObjects: Set(changes.refreshed.values),
+                invalidatedAllObjects: changes.invalidatedAll))
+    }
+
+    /// Makes sure pending changes are processed at the end of the current turn of the context's queue.
+    func scheduleProcessing() {
+        guard !isProcessingScheduled else { return }
+        isProcessingScheduled = true
+        queue.async { [weak self] in
+            guard let self, self.isProcessingScheduled else { return }
+            self.processPendingChanges()
+        }
+    }
+
+    /// Forgets every registered object and every unsaved change. Observers are told that all objects were
+    /// invalidated (a fetched-results controller must fetch again).
+    public func reset() {
+        checkQueue("reset()")
+        for object in registeredObjects.values { object.managedObjectContext = nil }
+        registeredObjects.removeAll(keepingCapacity: true)
+        insertedObjectsByIdentity.removeAll()
+        updatedObjectsByIdentity.removeAll()
+        deletedObjectsByIdentity.removeAll()
+        pending = PendingChanges()
+        pending.invalidatedAll = true
+        processPendingChanges()
+    }
+
+    /// Discards unsaved changes: inserted objects are dropped, deleted ones restored, updated ones put back
+    /// to their saved values.
+    public func rollback() {
+        checkQueue("rollback()")
+        for object in insertedObjectsByIdentity.values {
+            registeredObjects[object.objectID] = nil
+            object.insertedFlag = false
+            object.deletedFlag = true
+            pending.note(object, .deleted)
+        }
+        for object in updatedObjectsByIdentity.values where !object.deletedFlag {
+            if let committed = object.committed { object.storage = committed }
+            object.changedAttributes = []
+            pending.note(object, .refreshed)
+        }
+        for object in deletedObjectsByIdentity.values {
+            object.deletedFlag = false
+            if let committed = object.committed { object.storage = committed }
+            object.changedAttributes = []
+            pending.note(object, .inserted)
+        }
+        insertedObjectsByIdentity.removeAll()
+        updatedObjectsByIdentity.removeAll()
+        deletedObjectsByIdentity.removeAll()
+        processPendingChanges()
+    }
+
+    /// Loads a fault's values from the store; a fault whose row is gone becomes a deleted object with
+    /// default values (Core Data's `shouldDeleteInaccessibleFaults`).
+    func fulfillFault(_ object: ManagedObject) {
+        object.faultFlag = false
+        guard let coordinator = persistentStoreCoordinator,
+            let store = try? coordinator.store(for: object.entity),
+            let row = try? store.backend.rows(for: [object.objectID], entity: object.entity).first
+        else {
+            object.deletedFlag = true
+            return
+        }
+        object.storage = row.values
+        object.committed = row.values
+        object.rowVersion = row.version
+        object.awakeFromFetch()
+    }
+
+    /// The registered object for a stored row, created (and registered) from the row when there is none.
+    /// A registered object keeps its in-memory state, as Core Data does.
+    func materialize(_ row: RowSnapshot, entity: EntityDescription) -> ManagedObject {
+        if let existing = registeredObjects[row.objectID] {
+            if existing.faultFlag {
+                existing.faultFlag = false
+                existing.storage = row.values
+                existing.committed = row.values
+                existing.rowVersion = row.version
+                existing.awakeFromFetch()
+            }
+            return existing
+        }
+        let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
+        object.objectID = row.objectID
+        object.managedObjectContext = self
+        object.storage = row.values
+        object.committed = row.values
+        object.rowVersion = row.version
+        registeredObjects[row.objectID] = object
+        object.awakeFromFetch()
+        return object
+    }
+}

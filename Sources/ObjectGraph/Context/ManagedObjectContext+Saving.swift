@@ -1,0 +1,107 @@
+import Foundation
+
+extension ManagedObjectContext {
+    /// Writes every unsaved insert, update and delete to the store in one transaction.
+    ///
+    /// In order: pending changes are processed, ``ManagedObject/willSave()`` is called on changed objects,
+    /// objects are validated (non-optional attributes must have values), and the store applies everything
+    /// at once — checking that no saved object changed underneath (optimistic locking). Inserted objects
+    /// then get permanent IDs, ``ManagedObject/didSave()`` is called, and observers receive a
+    /// ``ContextDidSave``.
+    ///
+    /// If anything fails, the store is left as it was and the context keeps every change (and every
+    /// temporary ID), so nothing is lost and the save can be retried.
+    ///
+    /// - Throws: ``ObjectGraphError/validation(_:)``, ``ObjectGraphError/mergeConflicts(_:)``, or a store error.
+    public func save() throws(ObjectGraphError) {
+        checkQueue("save()")
+        processPendingChanges()
+        guard hasChanges else { return }
+        guard let coordinator = persistentStoreCoordinator else { throw .noCoordinator(context: description) }
+
+        let inserted = Array(insertedObjectsByIdentity.values)
+        for object in inserted + Array(updatedObjectsByIdentity.values) { object.willSave() }
+        processPendingChanges()
+        let updated = Array(updatedObjectsByIdentity.values)
+        let deleted = Array(deletedObjectsByIdentity.values)
+        try validate(inserted + updated)
+
+        var request = StoreSaveRequest()
+        guard let anyObject = (inserted + updated + deleted).first else { return }
+        let store = try coordinator.store(for: anyObject.entity)
+        for object in inserted {
+            request.inserts.append(.init(temporaryID: object.objectID, entity: object.entity, values: persistentValues(object)))
+        }
+        for object in updated {
+            request.updates.append(.init(objectID: object.objectID, entity: object.entity,
+                values: persistentValues(object), expectedVersion: object.rowVersion))
+        }
+        for object in deleted {
+            request.deletes.append(.init(objectID: object.objectID, entity: object.entity, expectedVersion: object.rowVersion))
+        }
+        let result = try store.backend.save(request)
+
+        // The store committed: from here on nothing can fail.
+        var snapshots: [ManagedObjectID: RowSnapshot] = [:]
+        var insertedIDs: Set<ManagedObjectID> = []
+        for (object, insert) in zip(inserted, request.inserts) {
+            guard let permanent = result.permanentIDs[object.objectID] else { continue }
+            registeredObjects[object.objectID] = nil
+            object.objectID = permanent
+            registeredObjects[permanent] = object
+            object.insertedFlag = false
+            object.changedAttributes = []
+            object.committed = insert.values
+            object.rowVersion = result.versions[permanent] ?? 1
+            insertedIDs.insert(permanent)
+            snapshots[permanent] = RowSnapshot(objectID: permanent, values: insert.values, version: object.rowVersion)
+        }
+        var updatedIDs: Set<ManagedObjectID> = []
+        for (object, update) in zip(updated, request.updates) {
+            object.changedAttributes = []
+            object.committed = update.values
+            object.rowVersion = result.versions[object.objectID] ?? object.rowVersion + 1
+            updatedIDs.insert(object.objectID)
+            snapshots[object.objectID] = RowSnapshot(objectID: object.objectID, values: update.values, version: object.rowVersion)
+        }
+        var deletedIDs: Set<ManagedObjectID> = []
+        for object in deleted {
+            registeredObjects[object.objectID] = nil
+            deletedIDs.insert(object.objectID)
+        }
+        insertedObjectsByIdentity.removeAll()
+        updatedObjectsByIdentity.removeAll()
+        deletedObjectsByIdentity.removeAll()
+        for object in inserted + updated { object.didSave() }
+        for object in deleted {
+            object.didSave()
+            object.managedObjectContext = nil
+        }
+        notifyDidSave(
+            ContextDidSave(
+                inserted: insertedIDs, updated: updatedIDs, deleted: deletedIDs, snapshots: snapshots,
+                contextName: name, sourceContext: ObjectIdentifier(self)))
+    }
+
+    /// Values as the store keeps them: transient attributes are never saved.
+    private func persistentValues(_ object: ManagedObject) -> [AttributeValue] {
+        var values = object.storage
+        for (index, attribute) in object.entity.attributes.enumerated() where attribute.isTransient {
+            values[index] = .null
+        }
+        return values
+    }
+
+    /// Checks model constraints on objects about to be saved; all failures are reported together.
+    private func validate(_ objects: [ManagedObject]) throws(ObjectGraphError) {
+        var failures: [ValidationFailure] = []
+        for object in objects {
+            for (index, attribute) in object.entity.attributes.enumerated()
+            where !attribute.isOptional && !attribute.isTransient && object.storage[index].isNull {
+                failures.append(ValidationFailure(objectID: object.objectID, key: attribute.name,
+                    reason: "a value is required"))
+            }
+        }
+        if !failures.isEmpty { throw .validation(failures) }
+    }
+}

@@ -1,0 +1,270 @@
+import Foundation
+import Synchronization
+
+/// A scratchpad of managed objects, confined to one queue: the counterpart of Core Data's
+/// `NSManagedObjectContext`.
+///
+/// A `.mainQueue` context runs on the main dispatch queue (the app's UI thread); a `.privateQueue` context
+/// has its own serial queue. Use a context only inside ``perform(_:)`` or ``performAndWait(_:)`` (a
+/// main-queue context also directly from the main queue). Set `OBJECTGRAPH_CONCURRENCY_DEBUG=1` in the
+/// environment to trap on any use from the wrong queue, like Core Data's concurrency debug flag.
+///
+/// Changes made in a context are private to it until ``save()``, which writes them to the store in one
+/// transaction and tells observers with a ``ContextDidSave``; other contexts merge that with
+/// ``mergeChanges(fromContextDidSave:)`` or automatically (``automaticallyMergesChangesFromParent``).
+public final class ManagedObjectContext: @unchecked Sendable, CustomStringConvertible {
+    /// Which queue a context is confined to.
+    public enum ConcurrencyType: Sendable, Hashable {
+        /// The main dispatch queue, shared with the user interface.
+        case mainQueue
+        /// A private serial queue owned by the context.
+        case privateQueue
+    }
+
+    /// The queue kind this context was created with.
+    public let concurrencyType: ConcurrencyType
+    /// A name for debugging and for save notifications.
+    public var name: String?
+    /// The coordinator whose stores this context reads and saves. Set it before first use.
+    public var persistentStoreCoordinator: PersistentStoreCoordinator? {
+        didSet { updateAutomaticMerging() }
+    }
+    /// Whether saves of other contexts on the same coordinator are merged into this one automatically,
+    /// on this context's queue (coalescing saves that arrive faster than they can be merged).
+    public var automaticallyMergesChangesFromParent = false {
+        didSet { updateAutomaticMerging() }
+    }
+
+    let queue: DispatchQueue
+    private let serial: Int
+
+    // Confined state (touched only on `queue`).
+    var registeredObjects: [ManagedObjectID: ManagedObject] = [:]
+    var insertedObjectsByIdentity: [ObjectIdentifier: ManagedObject] = [:]
+    var updatedObjectsByIdentity: [ObjectIdentifier: ManagedObject] = [:]
+    var deletedObjectsByIdentity: [ObjectIdentifier: ManagedObject] = [:]
+    var pending = PendingChanges()
+    var isProcessingScheduled = false
+
+    private let objectsDidChangeObservers = ObserverList<(ObjectsDidChange) -> Void>()
+    private let didSaveObservers = Mutex<[UInt64: @Sendable (ContextDidSave) -> Void]>([:])
+    private let nextObserverID = Atomic<UInt64>(0)
+    private var automaticMergeToken: ObservationToken?
+    let incomingSaves = Mutex<(saves: [ContextDidSave], scheduled: Bool)>(([], false))
+
+    /// Creates a context of the given concurrency type. Attach it to a coordinator before use.
+    public init(concurrencyType: ConcurrencyType) {
+        self.concurrencyType = concurrencyType
+        serial = Self.serials.add(1, ordering: .relaxed).newValue
+        switch concurrencyType {
+        case .mainQueue:
+            queue = .main
+            Self.markMainQueue
+        case .privateQueue:
+            queue = DispatchQueue(label: "ObjectGraph.ManagedObjectContext.\(serial)")
+            queue.setSpecific(key: Self.queueKey, value: serial)
+        }
+    }
+
+    // MARK: - Queue confinement
+
+    /// Runs `block` asynchronously on the context's queue, then processes pending changes (posting
+    /// ``ObjectsDidChange`` if anything changed).
+    public func perform(_ block: @escaping @Sendable () -> Void) {
+        queue.async {
+            block()
+            self.processPendingChanges()
+        }
+    }
+
+    /// Runs `block` on the context's queue and waits for it. Reentrant: called from the context's own
+    /// queue, it runs `block` inline.
+    public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+        if isOnQueue {
+            return try block()
+        }
+        return try queue.sync {
+            let result = try block()
+            processPendingChanges()
+            return result
+        }
+    }
+
+    /// Runs `block` on the context's queue and returns its result to the awaiting task.
+    public func perform<T: Sendable>(_ block: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                let result = Result { try block() }
+                self.processPendingChanges()
+                continuation.resume(with: result)
+            }
+        }
+    }
+
+    /// Whether the current code runs on this context's queue.
+    var isOnQueue: Bool {
+        switch concurrencyType {
+        case .mainQueue: DispatchQueue.getSpecific(key: Self.mainQueueKey) == true
+        case .privateQueue: DispatchQueue.getSpecific(key: Self.queueKey) == serial
+        }
+    }
+
+    /// Traps when the concurrency checker is on and the caller is not on the context's queue.
+    func checkQueue(_ operation: @autoclosure () -> String) {
+        guard Self.isConcurrencyDebugEnabled, !isOnQueue else { return }
+        preconditionFailure(
+            "ObjectGraph concurrency violation: \(operation()) on context \(self) outside its queue "
+                + "(\(concurrencyType == .mainQueue ? "the main queue" : queue.label)). Use perform/performAndWait.")
+    }
+
+    static let isConcurrencyDebugEnabled: Bool = {
+        guard let value = ProcessInfo.processInfo.environment["OBJECTGRAPH_CONCURRENCY_DEBUG"] else { return false }
+        return value != "0" && !value.isEmpty
+    }()
+
+    private static let serials = Atomic<Int>(0)
+    private static let queueKey = DispatchSpecificKey<Int>()
+    private static let mainQueueKey = DispatchSpecificKey<Bool>()
+    private static let markMainQueue: Void = DispatchQueue.main.setSpecific(key: mainQueueKey, value: true)
+
+    // MARK: - Registration, insert, delete
+
+    /// The objects currently registered (fetched, inserted or merged) in this context.
+    public var registeredObjectsCount: Int { registeredObjects.count }
+
+    /// Objects inserted and not yet saved.
+    public var insertedObjects: Set<ManagedObject> { Set(insertedObjectsByIdentity.values) }
+    /// Saved objects with unsaved changes.
+    public var updatedObjects: Set<ManagedObject> { Set(updatedObjectsByIdentity.values) }
+    /// Saved objects deleted and not yet saved.
+    public var deletedObjects: Set<ManagedObject> { Set(deletedObjectsByIdentity.values) }
+    /// Whether the context has unsaved changes.
+    public var hasChanges: Bool {
+        checkQueue("hasChanges")
+        return !insertedObjectsByIdentity.isEmpty || !updatedObjectsByIdentity.isEmpty
+            || !deletedObjectsByIdentity.isEmpty
+    }
+
+    /// Creates and inserts an object of the entity named `entityName`, as Core Data's
+    /// `NSEntityDescription.insertNewObject(forEntityName:into:)`.
+    ///
+    /// - Throws: ``ObjectGraphError/unknownEntity(_:)`` when the model has no such entity (or it is abstract).
+    public func insertNewObject(forEntityName entityName: String) throws(ObjectGraphError) -> ManagedObject {
+        guard let entity = persistentStoreCoordinator?.managedObjectModel.entity(named: entityName), !entity.isAbstract
+        else { throw .unknownEntity(entityName) }
+        return entity.managedObjectClass.init(entity: entity, insertInto: self)
+    }
+
+    /// Registers a new object as inserted. Called by ``ManagedObject/init(entity:insertInto:)``.
+    public func insert(_ object: ManagedObject) {
+        checkQueue("insert(_:)")
+        guard object.managedObjectContext == nil || object.managedObjectContext === self else {
+            preconditionFailure("\(object.objectID) belongs to another context; objects never cross contexts.")
+        }
+        guard !object.insertedFlag else { return }
+        object.managedObjectContext = self
+        object.insertedFlag = true
+        object.deletedFlag = false
+        registeredObjects[object.objectID] = object
+        insertedObjectsByIdentity[ObjectIdentifier(object)] = object
+        pending.note(object, .inserted)
+        object.awakeFromInsert()
+        scheduleProcessing()
+    }
+
+    /// Marks `object` deleted; the deletion reaches the store at the next save. Deleting a never-saved
+    /// object simply discards it.
+    public func delete(_ object: ManagedObject) {
+        checkQueue("delete(_:)")
+        guard object.managedObjectContext === self, !object.deletedFlag else { return }
+        object.prepareForDeletion()
+        let key = ObjectIdentifier(object)
+        updatedObjectsByIdentity[key] = nil
+        if object.insertedFlag {
+            insertedObjectsByIdentity[key] = nil
+            registeredObjects[object.objectID] = nil
+            object.insertedFlag = false
+        } else {
+            deletedObjectsByIdentity[key] = object
+        }
+        object.deletedFlag = true
+        pending.note(object, .deleted)
+        scheduleProcessing()
+    }
+
+    /// Records a value change of a registered object.
+    func objectDidChange(_ object: ManagedObject) {
+        guard !object.insertedFlag, !object.deletedFlag else {
+            if object.insertedFlag { pending.note(object, .updated) }
+            scheduleProcessing()
+            return
+        }
+        if object.changedAttributes.isEmpty { return }
+        updatedObjectsByIdentity[ObjectIdentifier(object)] = object
+        pending.note(object, .updated)
+        scheduleProcessing()
+    }
+
+    /// The registered object for `objectID`, without any I/O; nil when none is registered.
+    public func registeredObject(for objectID: ManagedObjectID) -> ManagedObject? {
+        checkQueue("registeredObject(for:)")
+        return registeredObjects[objectID]
+    }
+
+    /// The object for `objectID`: the registered one, or a fault that loads its values when first read.
+    /// Never does I/O; if the row no longer exists, the fault turns into a deleted object when fired.
+    public func object(with objectID: ManagedObjectID) throws(ObjectGraphError) -> ManagedObject {
+        checkQueue("object(with:)")
+        if let object = registeredObjects[objectID] { return object }
+        guard let entity = persistentStoreCoordinator?.managedObjectModel.entity(named: objectID.entityName) else {
+            throw .unknownEntity(objectID.entityName)
+        }
+        let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
+        object.objectID = objectID
+        object.managedObjectContext = self
+        object.faultFlag = true
+        registeredObjects[objectID] = object
+        return object
+    }
+
+    /// Observes this context's ``ObjectsDidChange``, delivered on the context's queue.
+    public func addObjectsDidChangeObserver(_ handler: @escaping (ObjectsDidChange) -> Void) -> ObservationToken {
+        let id = nextObserverID.add(1, ordering: .relaxed).newValue
+        objectsDidChangeObservers.add(id, handler)
+        return ObservationToken { [weak self] in self?.objectsDidChangeObservers.remove(id) }
+    }
+
+    /// Observes this context's saves, delivered on the saving (this context's) queue right after each save.
+    public func addDidSaveObserver(_ handler: @escaping @Sendable (ContextDidSave) -> Void) -> ObservationToken {
+        let id = nextObserverID.add(1, ordering: .relaxed).newValue
+        didSaveObservers.withLock { $0[id] = handler }
+        return ObservationToken { [weak self] in _ = self?.didSaveObservers.withLock { $0.removeValue(forKey: id) } }
+    }
+
+    func notifyObjectsDidChange(_ change: ObjectsDidChange) {
+        let handlers = objectsDidChangeObservers.handlers
+        for handler in handlers { handler(change) }
+    }
+
+    func notifyDidSave(_ save: ContextDidSave) {
+        let handlers = didSaveObservers.withLock { $0.sorted { $0.key < $1.key }.map(\.value) }
+        for handler in handlers { handler(save) }
+        NotificationCenter.default.post(
+            name: .managedObjectContextDidSave, object: self, userInfo: [ContextDidSave.userInfoKey: save])
+        persistentStoreCoordinator?.broadcast(save)
+    }
+
+    private func updateAutomaticMerging() {
+        automaticMergeToken = nil
+        guard automaticallyMergesChangesFromParent, let coordinator = persistentStoreCoordinator else { return }
+        let me = ObjectIdentifier(self)
+        automaticMergeToken = coordinator.addSaveObserver { [weak self] save in
+            guard save.sourceContext != me else { return }
+            self?.enqueueMerge(save)
+        }
+    }
+
+    public var description: String {
+        "<ManagedObjectContext \(name ?? "#\(serial)") \(concurrencyType == .mainQueue ? "main" : "private")>"
+    }
+}

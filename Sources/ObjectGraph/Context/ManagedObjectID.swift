@@ -1,0 +1,67 @@
+import Foundation
+import Synchronization
+
+/// The identity of a managed object, safe to pass between contexts and queues.
+///
+/// Objects never cross contexts; their IDs do. A newly inserted object has a *temporary* ID until its
+/// context saves it, when the store gives it a *permanent* one (its row's primary key). Like Core Data's
+/// `NSManagedObjectID`, an ID has a URI form: `x-coredata://<store UUID>/Person/p42` when permanent,
+/// `x-coredata:///Person/t<UUID><n>` when temporary.
+public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
+    /// The name of the object's entity.
+    public let entityName: String
+    /// The identifier of the store the object lives in; empty while the ID is temporary.
+    public let storeIdentifier: String
+    /// The row's primary key (`Z_PK`) when permanent; a process-wide serial number when temporary.
+    let key: Int64
+    /// Whether the object has not been saved yet.
+    public let isTemporaryID: Bool
+
+    init(entityName: String, storeIdentifier: String, primaryKey: Int64) {
+        self.entityName = entityName
+        self.storeIdentifier = storeIdentifier
+        self.key = primaryKey
+        self.isTemporaryID = false
+    }
+
+    private init(temporaryFor entityName: String, serial: Int64) {
+        self.entityName = entityName
+        self.storeIdentifier = ""
+        self.key = serial
+        self.isTemporaryID = true
+    }
+
+    /// A fresh temporary ID for a newly inserted object of `entityName`.
+    static func makeTemporary(entityName: String) -> ManagedObjectID {
+        ManagedObjectID(temporaryFor: entityName, serial: temporarySerial.add(1, ordering: .relaxed).newValue)
+    }
+
+    /// The primary key of a permanent ID, or nil for a temporary one.
+    public var primaryKey: Int64? { isTemporaryID ? nil : key }
+
+    /// The URI form, as Core Data prints it.
+    public var uriRepresentation: URL {
+        let text =
+            isTemporaryID
+            ? "x-coredata:///\(entityName)/t\(Self.processToken)\(key)"
+            : "x-coredata://\(storeIdentifier)/\(entityName)/p\(key)"
+        return URL(string: text) ?? URL(fileURLWithPath: "/")
+    }
+
+    public var description: String { uriRepresentation.absoluteString }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(key)
+        hasher.combine(isTemporaryID)
+    }
+
+    /// Orders IDs as fetches break ties: permanent IDs by primary key, then temporary IDs by creation.
+    func precedes(_ other: ManagedObjectID) -> Bool {
+        if isTemporaryID != other.isTemporaryID { return !isTemporaryID }
+        if key != other.key { return key < other.key }
+        return entityName < other.entityName
+    }
+
+    private static let temporarySerial = Atomic<Int64>(0)
+    private static let processToken = UUID().uuidString
+}

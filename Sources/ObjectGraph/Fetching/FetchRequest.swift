@@ -1,0 +1,63 @@
+/// A description of objects to fetch: entity, filter, order and limits.
+///
+/// The counterpart of Core Data's `NSFetchRequest<ResultType>`. `Result` is the class of the objects you
+/// expect back (`Person`, or ``ManagedObject`` for any); a fetch fails with a typed error if the entity's
+/// objects are of another class.
+///
+/// For example:
+///
+/// ```swift
+/// var request = FetchRequest<Person>(entityName: "Person")
+/// request.predicate = try FetchPredicate(format: "age >= %d", 30)
+/// request.sortCriteria = [SortCriterion("lastName", comparison: .caseAndDiacriticInsensitive)]
+/// let people = try context.fetch(request)
+/// ```
+public struct FetchRequest<Result: ManagedObject>: Sendable, Hashable, CustomStringConvertible {
+    /// The entity whose objects are fetched.
+    public var entityName: String
+    /// Which objects match; nil matches all.
+    public var predicate: FetchPredicate?
+    /// The order of the results; ties are broken by object ID, so equal keys always come back in one order.
+    public var sortCriteria: [SortCriterion]
+    /// The maximum number of objects to return; 0 means no limit (as in Core Data).
+    public var fetchLimit: Int
+    /// How many matching objects to skip.
+    public var fetchOffset: Int
+    /// Whether unsaved inserts, updates and deletes of the fetching context are reflected (default true).
+    public var includesPendingChanges: Bool
+    /// A hint for how many objects to load at a time; accepted for Core Data compatibility.
+    public var fetchBatchSize: Int
+
+    /// Creates a request for all objects of `entityName`, unsorted.
+    public init(
+        entityName: String, predicate: FetchPredicate? = nil, sortCriteria: [SortCriterion] = [],
+        fetchLimit: Int = 0, fetchOffset: Int = 0
+    ) {
+        self.entityName = entityName
+        self.predicate = predicate
+        self.sortCriteria = sortCriteria
+        self.fetchLimit = fetchLimit
+        self.fetchOffset = fetchOffset
+        self.includesPendingChanges = true
+        self.fetchBatchSize = 0
+    }
+
+    /// The same request for a different result class.
+    func cast<Other: ManagedObject>(to: Other.Type) -> FetchRequest<Other> {
+        var other = FetchRequest<Other>(
+            entityName: entityName, predicate: predicate, sortCriteria: sortCriteria, fetchLimit: fetchLimit,
+            fetchOffset: fetchOffset)
+        other.includesPendingChanges = includesPendingChanges
+        other.fetchBatchSize = fetchBatchSize
+        return other
+    }
+
+    public var description: String {
+        var parts = ["entity: \(entityName)"]
+        if let predicate { parts.append("predicate: \(predicate)") }
+        if !sortCriteria.isEmpty { parts.append("sort: " + sortCriteria.map(\.description).joined(separator: ", ")) }
+        if fetchLimit > 0 { parts.append("limit: \(fetchLimit)") }
+        if fetchOffset > 0 { parts.append("offset: \(fetchOffset)") }
+        return "<FetchRequest " + parts.joined(separator: "; ") + ">"
+    }
+}

@@ -1,0 +1,31 @@
+/// The one definition of result order, shared by SQL fetches, in-memory fetches and the fetched-results
+/// controller: the sort criteria in turn (each on its folded key), then the object ID.
+///
+/// The final tie-break on the ID means equal keys always come back in one order, so an incremental
+/// update of a sorted list lands every row exactly where a fresh fetch would put it.
+struct RowOrdering: Sendable {
+    let criteria: [SortCriterion]
+
+    /// The keys compared for a row whose attribute values are read through `value`.
+    func sortKeys(_ value: (String) -> AttributeValue) -> [AttributeValue] {
+        criteria.map { $0.sortKey(for: value($0.key)) }
+    }
+
+    /// Whether the row with keys `lhs` and ID `lhsID` sorts before the row with `rhs` and `rhsID`.
+    func precedes(
+        _ lhs: [AttributeValue], _ lhsID: ManagedObjectID, _ rhs: [AttributeValue], _ rhsID: ManagedObjectID
+    ) -> Bool {
+        let order = compareKeys(lhs, rhs)
+        if order != 0 { return order < 0 }
+        return lhsID.precedes(rhsID)
+    }
+
+    /// Compares sort keys only: negative, zero or positive.
+    func compareKeys(_ lhs: [AttributeValue], _ rhs: [AttributeValue]) -> Int {
+        for (index, criterion) in criteria.enumerated() {
+            let order = lhs[index].storeOrder(comparedTo: rhs[index])
+            if order != 0 { return criterion.ascending ? order : -order }
+        }
+        return 0
+    }
+}

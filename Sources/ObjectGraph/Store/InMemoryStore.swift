@@ -1,0 +1,107 @@
+import Foundation
+import Synchronization
+
+/// A store that keeps its rows in memory: fast, private to the process, gone when the coordinator is.
+///
+/// It evaluates predicates and sorts with exactly the code paths the SQLite store mirrors in SQL, which
+/// makes it both a test double and an oracle.
+final class InMemoryStore: StoreBackend, @unchecked Sendable {
+    private struct Row {
+        var entityName: String
+        var values: [AttributeValue]
+        var version: Int64
+    }
+    private struct State {
+        var rows: [String: [Int64: Row]] = [:]
+        var maxPrimaryKey: [String: Int64] = [:]
+    }
+
+    let identifier: String
+    private let state = Mutex(State())
+
+    init(identifier: String) {
+        self.identifier = identifier
+    }
+
+    func fetch(
+        entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], limit: Int,
+        offset: Int
+    ) throws(ObjectGraphError) -> [RowSnapshot] {
+        for criterion in sortCriteria where entity.attribute(named: criterion.key) == nil {
+            throw .unknownKey(entity: entity.name, key: criterion.key)
+        }
+        let ordering = RowOrdering(criteria: sortCriteria)
+        var matches: [(keys: [AttributeValue], snapshot: RowSnapshot)] = []
+        state.withLock { state in
+            for (key, row) in state.rows[entity.name] ?? [:] {
+                let read = { (name: String) in entity.attributeIndex(named: name).map { row.values[$0] } ?? .null }
+                if let predicate, !predicate.evaluate(read) { continue }
+                let id = ManagedObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key)
+                matches.append((ordering.sortKeys(read), RowSnapshot(objectID: id, values: row.values, version: row.version)))
+            }
+        }
+        matches.sort { ordering.precedes($0.keys, $0.snapshot.objectID, $1.keys, $1.snapshot.objectID) }
+        let start = min(max(offset, 0), matches.count)
+        let end = limit > 0 ? min(start + limit, matches.count) : matches.count
+        return matches[start..<end].map(\.snapshot)
+    }
+
+    func count(entity: EntityDescription, predicate: FetchPredicate?) throws(ObjectGraphError) -> Int {
+        try fetch(entity: entity, predicate: predicate, sortCriteria: [], limit: 0, offset: 0).count
+    }
+
+    func rows(for ids: [ManagedObjectID], entity: EntityDescription) throws(ObjectGraphError) -> [RowSnapshot] {
+        state.withLock { state in
+            ids.compactMap { id in
+                guard let key = id.primaryKey, let row = state.rows[entity.name]?[key] else { return nil }
+                return RowSnapshot(objectID: id, values: row.values, version: row.version)
+            }
+        }
+    }
+
+    func save(_ request: StoreSaveRequest) throws(ObjectGraphError) -> StoreSaveResult {
+        let result: Result<StoreSaveResult, ObjectGraphError> = state.withLock { state in
+            // Check every expectation before changing anything: all or nothing.
+            var conflicts: [MergeConflict] = []
+            for update in request.updates {
+                let current = update.objectID.primaryKey.flatMap { state.rows[update.entity.name]?[$0] }
+                if current?.version != update.expectedVersion {
+                    conflicts.append(MergeConflict(objectID: update.objectID, expectedVersion: update.expectedVersion,
+                        storeVersion: current?.version ?? 0))
+                }
+            }
+            for delete in request.deletes {
+                let current = delete.objectID.primaryKey.flatMap { state.rows[delete.entity.name]?[$0] }
+                if current?.version != delete.expectedVersion {
+                    conflicts.append(MergeConflict(objectID: delete.objectID, expectedVersion: delete.expectedVersion,
+                        storeVersion: current?.version ?? 0))
+                }
+            }
+            if !conflicts.isEmpty { return .failure(.mergeConflicts(conflicts)) }
+
+            var result = StoreSaveResult()
+            for insert in request.inserts {
+                let key = (state.maxPrimaryKey[insert.entity.name] ?? 0) + 1
+                state.maxPrimaryKey[insert.entity.name] = key
+                state.rows[insert.entity.name, default: [:]][key] = Row(
+                    entityName: insert.entity.name, values: insert.values, version: 1)
+                let id = ManagedObjectID(entityName: insert.entity.name, storeIdentifier: identifier, primaryKey: key)
+                result.permanentIDs[insert.temporaryID] = id
+                result.versions[id] = 1
+            }
+            for update in request.updates {
+                guard let key = update.objectID.primaryKey else { continue }
+                let version = update.expectedVersion + 1
+                state.rows[update.entity.name]?[key] = Row(
+                    entityName: update.entity.name, values: update.values, version: version)
+                result.versions[update.objectID] = version
+            }
+            for delete in request.deletes {
+                guard let key = delete.objectID.primaryKey else { continue }
+                state.rows[delete.entity.name]?[key] = nil
+            }
+            return .success(result)
+        }
+        return try result.get()
+    }
+}
