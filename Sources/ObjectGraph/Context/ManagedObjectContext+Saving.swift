@@ -19,9 +19,13 @@ extension ManagedObjectContext {
         guard hasChanges else { return }
         guard let coordinator = persistentStoreCoordinator else { throw .noCoordinator(context: description) }
 
-        let inserted = Array(insertedObjectsByIdentity.values)
-        for object in inserted + Array(updatedObjectsByIdentity.values) { object.willSave() }
+        // Primary keys are handed out in insertion order, so objects keep their tie-break order when their
+        // temporary IDs become permanent.
+        for object in Array(insertedObjectsByIdentity.values) + Array(updatedObjectsByIdentity.values) {
+            object.willSave()
+        }
         processPendingChanges()
+        let inserted = insertedObjectsByIdentity.values.sorted { $0.objectID.key < $1.objectID.key }
         let updated = Array(updatedObjectsByIdentity.values)
         let deleted = Array(deletedObjectsByIdentity.values)
         try validate(inserted + updated)

@@ -1,0 +1,55 @@
+import Foundation
+import SectionedChanges
+
+/// Keeps the results of a fetch request up to date, in sections, and reports every change with
+/// UIKit-correct index paths: the counterpart of Core Data's `NSFetchedResultsController`.
+///
+/// For example, the list of a people browser:
+///
+/// ```swift
+/// var request = FetchRequest<Person>(entityName: "Person")
+/// request.sortCriteria = [SortCriterion("lastName", comparison: .caseAndDiacriticInsensitive)]
+/// let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: mainContext,
+///                                           sectionNameKeyPath: "sectionTitle")
+/// controller.delegate = listViewController
+/// try controller.performFetch()
+/// let person = controller.object(at: IndexPath(row: 0, section: 0))
+/// ```
+///
+/// The first sort criterion must keep sections together (sort on the section key, or on a key that
+/// orders the same way). Changes are tracked while the controller has a delegate; each batch of context
+/// changes (a local edit, a save, a merge) produces one will-change / did-change pair, and a batch that
+/// changes no result produces nothing.
+public final class FetchedResultsController<Result: ManagedObject>: AnyFetchedResultsController {
+    /// Creates a controller. Call ``AnyFetchedResultsController/performFetch()`` to load the results.
+    ///
+    /// - Parameters:
+    ///   - fetchRequest: what to fetch; it needs at least one sort criterion.
+    ///   - managedObjectContext: the context to fetch from and track (use it on its queue).
+    ///   - sectionNameKeyPath: the key whose value names each object's section; nil for one section.
+    ///   - cacheName: accepted for Core Data compatibility; results are not cached on disk.
+    public init(
+        fetchRequest: FetchRequest<Result>, managedObjectContext: ManagedObjectContext,
+        sectionNameKeyPath: String? = nil, cacheName: String? = nil
+    ) {
+        super.init(
+            fetchRequest: fetchRequest.cast(to: ManagedObject.self), managedObjectContext: managedObjectContext,
+            sectionNameKeyPath: sectionNameKeyPath, cacheName: cacheName)
+    }
+
+    /// The fetched objects in order, or nil before ``AnyFetchedResultsController/performFetch()``.
+    public var fetchedObjects: [Result]? {
+        hasFetched ? entries.compactMap { $0.object as? Result } : nil
+    }
+
+    /// The object at `indexPath`.
+    ///
+    /// - Precondition: `indexPath` is inside the results.
+    public func object(at indexPath: IndexPath) -> Result {
+        let object = untypedObject(at: indexPath)
+        guard let typed = object as? Result else {
+            preconditionFailure("\(object.objectID) is \(type(of: object)), not \(Result.self).")
+        }
+        return typed
+    }
+}

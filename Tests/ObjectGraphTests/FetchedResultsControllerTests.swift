@@ -1,0 +1,229 @@
+import Foundation
+import Testing
+@testable import ObjectGraph
+import SectionedChanges
+
+/// Builds an Item controller sectioned by `group`, sorted by group, rank, then folded name.
+private func itemController(_ context: ManagedObjectContext, recorder: ChangeRecorder)
+    throws -> FetchedResultsController<ManagedObject>
+{
+    var request = FetchRequest<ManagedObject>(entityName: "Item")
+    request.sortCriteria = [
+        SortCriterion("group"), SortCriterion("rank"),
+        SortCriterion("name", comparison: .caseAndDiacriticInsensitive),
+    ]
+    let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context,
+        sectionNameKeyPath: "group")
+    controller.delegate = recorder
+    try controller.performFetch()
+    return controller
+}
+
+/// A fresh fetch's rows, sectioned the same way.
+private func freshRows(_ stack: TestStack) throws -> [[ManagedObjectID]] {
+    let context = stack.context()
+    let recorder = ChangeRecorder()
+    return try context.performAndWait { try itemController(context, recorder: recorder).sectionedIDs }
+}
+
+private let groups = ["A", "B", "C", "D", "E", "F"]
+private let names = ["ada", "Åsa", "bo", "émile", "Zoë", "zed", "東京", "e\u{301}va", "Ola", "ølaf"]
+
+private func randomize(_ item: ManagedObject, _ rng: inout SplitMix64) {
+    item["group"] = groups[Int.random(in: 0..<groups.count, using: &rng)]
+    item["rank"] = Int64.random(in: 0..<5, using: &rng)
+    item["name"] = names[Int.random(in: 0..<names.count, using: &rng)]
+}
+
+@Suite struct FetchedResultsControllerTests {
+    /// The central property: for random batches of inserts, deletes and sort/section-key updates saved in a
+    /// background context and merged into the controller's context, applying the reported changes with
+    /// UIKit's batch semantics to the previous rows gives exactly a fresh fetch's rows.
+    @Test(arguments: [StoreKind.sqlite, .inMemory], Array(UInt64(1)...UInt64(12)))
+    func mergedChangesApplyToExactlyAFreshFetch(kind: StoreKind, seed: UInt64) throws {
+        var rng = SplitMix64(seed: seed)
+        let stack = try TestStack(kind)
+        let background = stack.context(name: "import")
+        let viewContext = stack.context(name: "view")
+        try background.performAndWait {
+            for _ in 0..<Int.random(in: 0..<25, using: &rng) {
+                randomize(try background.insertNewObject(forEntityName: "Item"), &rng)
+            }
+            try background.save()
+        }
+        let recorder = ChangeRecorder()
+        let controller = try viewContext.performAndWait { try itemController(viewContext, recorder: recorder) }
+        var rows = try viewContext.performAndWait { controller.sectionedIDs }
+        #expect(rows == (try freshRows(stack)))
+
+        for round in 0..<25 {
+            let save: ContextDidSave? = try background.performAndWait {
+                let existing = try background.fetch(FetchRequest<ManagedObject>(entityName: "Item"))
+                for item in existing {
+                    switch Int.random(in: 0..<10, using: &rng) {
+                    case 0: background.delete(item)
+                    case 1: item["rank"] = Int64.random(in: 0..<5, using: &rng)
+                    case 2: item["group"] = groups[Int.random(in: 0..<groups.count, using: &rng)]
+                    case 3: item["name"] = names[Int.random(in: 0..<names.count, using: &rng)]
+                    case 4: item["flag"] = !(item["flag"] ?? false)
+                    default: break
+                    }
+                }
+                for _ in 0..<Int.random(in: 0..<6, using: &rng) {
+                    randomize(try background.insertNewObject(forEntityName: "Item"), &rng)
+                }
+                let captured = Unchecked<ContextDidSave?>(nil)
+                let token = background.addDidSaveObserver { captured.value = $0 }
+                try background.save()
+                token.cancel()
+                return captured.value
+            }
+            let batchesBefore = recorder.batches.count
+            viewContext.performAndWait {
+                if let save { viewContext.mergeChanges(fromContextDidSave: save) }
+                let fresh = (try? freshRows(stack)) ?? []
+                let current = controller.sectionedIDs
+                #expect(current == fresh, "seed \(seed) round \(round): controller state differs from a fresh fetch")
+                if recorder.batches.count == batchesBefore {
+                    #expect(rows == fresh, "seed \(seed) round \(round): rows changed without a callback")
+                    return
+                }
+                #expect(recorder.batches.count == batchesBefore + 1, "one will/did pair per merge")
+                guard let batch = recorder.batches.last else { return }
+                #expect(Set(batch.reportedObjects).count == batch.reportedObjects.count, "an object reported twice")
+                let counts = { (sections: [[ManagedObjectID]]) in sections.map(\.count) }
+                #expect(throws: Never.self, "seed \(seed) round \(round)") {
+                    try batch.changeset.validate(oldRowCounts: counts(rows), newRowCounts: counts(fresh))
+                }
+                let applied = batch.changeset.applied(to: rows) { batch.inserted[$0] }
+                #expect(applied == fresh, "seed \(seed) round \(round): \(batch.changeset)")
+                rows = fresh
+            }
+        }
+        #expect(recorder.protocolErrors.isEmpty, "\(recorder.protocolErrors)")
+    }
+
+    @Test func localEditsInTheControllersContextAreReportedOncePerEvent() throws {
+        let stack = try TestStack()
+        let context = stack.context()
+        let recorder = ChangeRecorder()
+        try context.performAndWait {
+            let controller = try itemController(context, recorder: recorder)
+            let first = try context.insertNewObject(forEntityName: "Item")
+            first["group"] = "B"
+            first["name"] = "first"
+            let second = try context.insertNewObject(forEntityName: "Item")
+            second["group"] = "A"
+            second["name"] = "second"
+            context.processPendingChanges()
+            #expect(recorder.batches.count == 1)
+            #expect(recorder.batches.last?.changeset.insertedSections == [0, 1])
+            #expect(controller.sectionedIDs.map(\.count) == [1, 1])
+
+            // Scenario 3: section key change into an existing section is one move, no update.
+            second["group"] = "B"
+            second["rank"] = Int64(9)
+            context.processPendingChanges()
+            let move = try #require(recorder.batches.last)
+            #expect(move.changeset.movedRows == [RowMove(from: IndexPath(row: 0, section: 0), to: IndexPath(row: 1, section: 0))])
+            #expect(move.changeset.deletedSections == [0])
+            #expect(move.changeset.updatedRows.isEmpty)
+
+            // Scenario 5/6: a change that keeps the order is an update, never a zero-distance move.
+            first["flag"] = true
+            context.processPendingChanges()
+            #expect(recorder.batches.last?.changeset.updatedRows == [RowUpdate(from: IndexPath(row: 0, section: 0))])
+            #expect(recorder.batches.last?.changeset.movedRows.isEmpty == true)
+
+            // Unrelated or no-op changes produce no callbacks at all.
+            let count = recorder.batches.count
+            first["flag"] = true
+            context.processPendingChanges()
+            let person = try context.insertNewObject(forEntityName: "Person")
+            person["lastName"] = "Unrelated"
+            context.processPendingChanges()
+            #expect(recorder.batches.count == count)
+
+            // Saving turns temporary IDs permanent without reporting anything.
+            try context.save()
+            #expect(recorder.batches.count == count)
+            #expect(controller.sectionedIDs.flatMap { $0 }.allSatisfy { !$0.isTemporaryID })
+            #expect(controller.indexPath(forObject: second) == IndexPath(row: 1, section: 0))
+        }
+        #expect(recorder.protocolErrors.isEmpty)
+    }
+
+    @Test func sectionsIndexTitlesAndLookups() throws {
+        let stack = try TestStack()
+        let context = stack.context()
+        try context.performAndWait {
+            for (group, name) in [("apple", "x"), ("avocado", "y"), ("banana", "z")] {
+                let item = try context.insertNewObject(forEntityName: "Item")
+                item["group"] = group
+                item["name"] = name
+            }
+            try context.save()
+            let controller = try itemController(context, recorder: ChangeRecorder())
+            #expect(controller.sections?.map(\.name) == ["apple", "avocado", "banana"])
+            #expect(controller.sections?.map(\.indexTitle) == ["A", "A", "B"])
+            #expect(controller.sectionIndexTitles == ["A", "B"])
+            #expect(controller.section(forSectionIndexTitle: "B", at: 1) == 2)
+            let object = controller.object(at: IndexPath(row: 0, section: 1))
+            #expect(object["name"] == "y")
+            #expect(controller.indexPath(forObject: object) == IndexPath(row: 0, section: 1))
+        }
+    }
+
+    @Test func sortThatSplitsSectionsIsRejected() throws {
+        let stack = try TestStack()
+        let context = stack.context()
+        try context.performAndWait {
+            for (group, rank) in [("B", 1), ("A", 2), ("B", 3)] {
+                let item = try context.insertNewObject(forEntityName: "Item")
+                item["group"] = group
+                item["rank"] = Int64(rank)
+            }
+            try context.save()
+            var request = FetchRequest<ManagedObject>(entityName: "Item")
+            request.sortCriteria = [SortCriterion("rank")]
+            let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context,
+                sectionNameKeyPath: "group")
+            #expect {
+                try controller.performFetch()
+            } throws: { error in
+                guard case ObjectGraphError.sectionsOutOfOrder(let index, let name) = error else { return false }
+                return index == 2 && name == "B"
+            }
+            let unsorted = FetchedResultsController(fetchRequest: FetchRequest<ManagedObject>(entityName: "Item"),
+                managedObjectContext: context)
+            #expect(throws: ObjectGraphError.self) { try unsorted.performFetch() }
+        }
+    }
+
+    @Test func mergeIntoMainQueueContextReachesTheController() async throws {
+        let stack = try TestStack()
+        let background = stack.context(name: "import")
+        let main = stack.context(.mainQueue, name: "main")
+        main.automaticallyMergesChangesFromParent = true
+        let recorder = Unchecked(ChangeRecorder())
+        let controller = Unchecked(try await onMainQueue { try itemController(main, recorder: recorder.value) })
+        try await background.perform {
+            for index in 0..<50 {
+                let item = try background.insertNewObject(forEntityName: "Item")
+                item["group"] = index % 2 == 0 ? "even" : "odd"
+                item["rank"] = Int64(index)
+            }
+            try background.save()
+        }
+        // Wait for the merge on the main queue itself (bounded), not for a fixed time.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try await onMainQueue({ controller.value.numberOfFetchedObjects }) < 50, ContinuousClock.now < deadline {}
+        let (count, names, batches) = try await onMainQueue {
+            (controller.value.numberOfFetchedObjects, controller.value.sections?.map(\.name),
+             recorder.value.batches.map { $0.changeset.insertedRows.count })
+        }
+        #expect(count == 50)
+        #expect(names == ["even", "odd"])
+        #expect(batches == [50])
+    }
+}
