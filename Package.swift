@@ -40,7 +40,7 @@ let package = Package(
         .target(
             name: "PeopleResources",
             path: "Resources",
-            exclude: ["README.md"],
+            exclude: ["README.md", "generate_sample_people.py"],
             sources: ["PeopleResources.swift"],
             resources: [.copy("SamplePeople.json")]
         ),

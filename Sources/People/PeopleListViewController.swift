@@ -1,0 +1,164 @@
+import Foundation
+import ObjectGraph
+import SectionedChanges
+import TerminalTableView
+
+/// The person list: a fetched-results controller's delegate and a table view's data source, exactly the
+/// seeds' `UITableViewController` pattern — every batch of changes the controller reports is replayed
+/// into the table between `beginUpdates()` and `endUpdates()`.
+@MainActor
+public final class PeopleListViewController {
+    /// The table the list is drawn in.
+    public let tableView: TableView
+    /// The controller that keeps the list's people up to date.
+    public let resultsController: FetchedResultsController<Person>
+    /// Called after every change batch has been applied to the table (the app redraws then).
+    public var onChange: (() -> Void)?
+    /// How long the last change batch took to apply, for the status line.
+    public private(set) var lastUpdateDuration: Duration = .zero
+
+    private let timeSource: any TimeSource
+    private var updateStarted: ContinuousClock.Instant?
+
+    /// Creates the list on `context` (a main-queue context).
+    public init(context: ManagedObjectContext, timeSource: any TimeSource, flashDuration: Duration = .seconds(1)) {
+        self.timeSource = timeSource
+        var configuration = TableView.Configuration()
+        configuration.flashDuration = flashDuration
+        tableView = TableView(
+            configuration: configuration,
+            columns: [
+                TableColumn("Name", width: .flexible(minimum: 12, weight: 3)),
+                TableColumn("Email", width: .flexible(minimum: 10, weight: 3)),
+                TableColumn("City", width: .flexible(minimum: 6, weight: 2)),
+                TableColumn("Age", width: .fixed(3), alignment: .trailing),
+            ],
+            timeSource: timeSource)
+        resultsController = FetchedResultsController(
+            fetchRequest: PeopleModel.listRequest(), managedObjectContext: context,
+            sectionNameKeyPath: PeopleModel.sectionTitleKey)
+    }
+
+    /// Fetches the people and shows them.
+    public func start() throws(ObjectGraphError) {
+        resultsController.delegate = self
+        try resultsController.performFetch()
+        tableView.dataSource = self
+        if tableView.indexPathForSelectedRow == nil, tableView.numberOfRows > 0 {
+            _ = tableView.selectRow(at: IndexPath(row: 0, section: 0))
+        }
+    }
+
+    /// How many people the list shows.
+    public var numberOfPeople: Int { resultsController.numberOfFetchedObjects }
+    /// How many sections the list shows.
+    public var numberOfSections: Int { resultsController.numberOfSections }
+
+    /// The person under the cursor.
+    public var selectedPerson: Person? {
+        guard let indexPath = tableView.indexPathForSelectedRow,
+            indexPath.section < resultsController.numberOfSections,
+            indexPath.row < resultsController.numberOfObjects(inSection: indexPath.section)
+        else { return nil }
+        return resultsController.object(at: indexPath)
+    }
+}
+
+// MARK: - Fetched-results controller delegate: replay each batch into the table.
+
+extension PeopleListViewController: FetchedResultsControllerDelegate {
+    public nonisolated func controllerWillChangeContent(_ controller: AnyFetchedResultsController) {
+        MainActor.assumeIsolated {
+            updateStarted = timeSource.now
+            tableView.beginUpdates()
+        }
+    }
+
+    public nonisolated func controller(
+        _ controller: AnyFetchedResultsController, didChange sectionInfo: FetchedResultsSectionInfo,
+        atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType
+    ) {
+        MainActor.assumeIsolated {
+            switch type {
+            case .insert: tableView.insertSections([sectionIndex])
+            case .delete: tableView.deleteSections([sectionIndex])
+            case .move, .update: break
+            }
+        }
+    }
+
+    public nonisolated func controller(
+        _ controller: AnyFetchedResultsController, didChange anObject: ManagedObject, at indexPath: IndexPath?,
+        for type: FetchedResultsChangeType, newIndexPath: IndexPath?
+    ) {
+        MainActor.assumeIsolated {
+            switch (type, indexPath, newIndexPath) {
+            case (.insert, _, let new?): tableView.insertRows(at: [new])
+            case (.delete, let old?, _): tableView.deleteRows(at: [old])
+            case (.move, let old?, let new?): tableView.moveRow(at: old, to: new)
+            case (.update, let old?, _): tableView.reloadRows(at: [old])
+            default: break
+            }
+        }
+    }
+
+    public nonisolated func controllerDidChangeContent(_ controller: AnyFetchedResultsController) {
+        MainActor.assumeIsolated {
+            tableView.endUpdates()
+            if tableView.indexPathForSelectedRow == nil, tableView.numberOfRows > 0 {
+                _ = tableView.selectRow(at: IndexPath(row: 0, section: 0))
+            }
+            if let started = updateStarted { lastUpdateDuration = timeSource.now - started }
+            updateStarted = nil
+            onChange?()
+        }
+    }
+}
+
+// MARK: - Table data source
+
+extension PeopleListViewController: TableViewDataSource {
+    public func numberOfSections(in tableView: TableView) -> Int {
+        resultsController.numberOfSections
+    }
+
+    public func tableView(_ tableView: TableView, numberOfRowsInSection section: Int) -> Int {
+        resultsController.numberOfObjects(inSection: section)
+    }
+
+    public func tableView(_ tableView: TableView, cellForRowAt indexPath: IndexPath) -> TableViewCell {
+        let person = resultsController.object(at: indexPath)
+        return TableViewCell(columns: [person.displayName, person.email, person.city, String(person.age)])
+    }
+
+    public func tableView(_ tableView: TableView, titleForHeaderInSection section: Int) -> String? {
+        resultsController.sectionName(at: section)
+    }
+
+    public func tableView(_ tableView: TableView, detailForHeaderInSection section: Int) -> String? {
+        NumberText.grouped(resultsController.numberOfObjects(inSection: section))
+    }
+
+    public func sectionIndexTitles(for tableView: TableView) -> [String]? {
+        resultsController.sectionIndexTitles
+    }
+
+    public func tableView(_ tableView: TableView, sectionForSectionIndexTitle title: String, at index: Int) -> Int {
+        resultsController.section(forSectionIndexTitle: title, at: index)
+    }
+}
+
+/// Number formatting for the status line, independent of the locale (Foundation's formatters on Linux
+/// depend on ICU data and the environment).
+public enum NumberText {
+    /// `12345` → `"12,345"`.
+    public static func grouped(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        var result = ""
+        for (offset, character) in digits.enumerated() {
+            if offset > 0, (digits.count - offset) % 3 == 0 { result.append(",") }
+            result.append(character)
+        }
+        return value < 0 ? "-" + result : result
+    }
+}

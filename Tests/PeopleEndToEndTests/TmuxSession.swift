@@ -1,0 +1,204 @@
+import Foundation
+
+/// One program running in a detached tmux pane of a fixed size, driven and read like a person would.
+///
+/// Each session has its own tmux server (a unique `-L` socket), so tests never see each other's panes or
+/// the developer's own tmux. The pane stays around after the program exits (`remain-on-exit`), so that a
+/// test can read its exit status. `kill()` (also run on deinit) stops the server and the program.
+///
+/// Waiting is always on the screen's state, with a bound: `waitUntil` polls captures until a predicate
+/// holds and, on timeout, fails with the last screen so that the log shows what the program showed.
+final class TmuxSession {
+    /// A tmux command that failed, a wait that timed out, or a program that died too early.
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The path of the `tmux` executable on `PATH`, or nil when tmux is not installed.
+    static let tmuxPath: String? = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for directory in path.split(separator: ":") {
+            let candidate = "\(directory)/tmux"
+            if FileManager.default.isExecutableFile(atPath: candidate) {
+                return candidate
+            }
+        }
+        return nil
+    }()
+
+    /// Whether tmux is installed.
+    static var isAvailable: Bool { tmuxPath != nil }
+
+    /// The server's socket name (`tmux -L`).
+    let socket: String
+    /// The pane's size in cells.
+    let width: Int
+    let height: Int
+    /// The screen as of the most recent `capture()`.
+    private(set) var lastScreen = ""
+    private var killed = false
+    private static let target = "e2e"
+
+    /// Starts `command` (an executable and its arguments) in a new `width`×`height` pane, with
+    /// `TERM=xterm-256color` and `LANG=C.UTF-8` plus `environment`.
+    init(command: [String], width: Int = 100, height: Int = 30, environment: [String: String] = [:]) throws {
+        self.socket = "people-e2e-\(getpid())-\(UUID().uuidString.prefix(8))"
+        self.width = width
+        self.height = height
+        let variables = ["TERM": "xterm-256color", "LANG": "C.UTF-8"].merging(environment) { $1 }
+        let assignments = variables.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        let shellCommand = (["env"] + assignments + command).map(Self.shellQuoted).joined(separator: " ")
+        // One tmux invocation, so that remain-on-exit is set before the program can possibly exit.
+        try run([
+            "start-server", ";",
+            "set-option", "-g", "remain-on-exit", "on", ";",
+            "new-session", "-d", "-s", Self.target, "-x", "\(width)", "-y", "\(height)", shellCommand,
+        ])
+    }
+
+    deinit {
+        kill()
+    }
+
+    /// Sends tmux key names (`"q"`, `"Enter"`, `"C-c"`, `"Down"`) to the pane.
+    func sendKeys(_ keys: String...) throws {
+        try run(["send-keys", "-t", Self.target] + keys)
+    }
+
+    /// Types `text` literally, character by character.
+    func type(_ text: String) throws {
+        try run(["send-keys", "-t", Self.target, "-l", text])
+    }
+
+    /// The pane's visible text: wrapped lines joined, trailing spaces and trailing blank lines removed.
+    @discardableResult
+    func capture() throws -> String {
+        let output = try run(["capture-pane", "-p", "-J", "-t", Self.target])
+        var lines = output.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            var line = Substring(line)
+            while line.last == " " { line.removeLast() }
+            return String(line)
+        }
+        while lines.last == "" { lines.removeLast() }
+        lastScreen = lines.joined(separator: "\n")
+        return lastScreen
+    }
+
+    /// The program's exit status once it has exited, nil while it runs.
+    func paneExitStatus() throws -> Int32? {
+        let output = try run(["display-message", "-p", "-t", Self.target, "#{pane_dead} #{pane_dead_status}"])
+        let fields = output.split(whereSeparator: \.isWhitespace)
+        guard fields.first == "1" else { return nil }
+        guard fields.count > 1, let status = Int32(fields[1]) else {
+            throw Failure(description: "the program died without an exit status (killed by a signal?): \(output)")
+        }
+        return status
+    }
+
+    /// Captures the screen every `poll` until `predicate` holds, and returns that screen.
+    ///
+    /// Throws, with the last screen in the message, when `timeout` passes first or when the program
+    /// exits before the predicate holds. Errors thrown by `predicate` pass through unchanged.
+    @discardableResult
+    func waitUntil(
+        _ what: String = "the screen to match",
+        timeout: Duration = .seconds(10),
+        poll: Duration = .milliseconds(50),
+        _ predicate: (String) throws -> Bool
+    ) async throws -> String {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while true {
+            let screen = try capture()
+            if try predicate(screen) {
+                return screen
+            }
+            if let status = try paneExitStatus() {
+                throw Failure(description: """
+                    while waiting for \(what), the program exited with status \(status). Last screen:
+                    \(framed(screen))
+                    """)
+            }
+            if clock.now >= deadline {
+                throw Failure(description: """
+                    timed out after \(timeout) waiting for \(what). Last screen:
+                    \(framed(screen))
+                    """)
+            }
+            try await Task.sleep(for: poll)
+        }
+    }
+
+    /// Waits until the program has exited and returns its exit status.
+    func waitForExit(timeout: Duration = .seconds(10), poll: Duration = .milliseconds(50)) async throws -> Int32 {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while true {
+            if let status = try paneExitStatus() {
+                return status
+            }
+            if clock.now >= deadline {
+                let screen = (try? capture()) ?? lastScreen
+                throw Failure(description: """
+                    timed out after \(timeout) waiting for the program to exit. Last screen:
+                    \(framed(screen))
+                    """)
+            }
+            try await Task.sleep(for: poll)
+        }
+    }
+
+    /// Stops the tmux server and with it the program. Safe to call more than once.
+    func kill() {
+        guard !killed else { return }
+        killed = true
+        _ = try? run(["kill-server"])
+    }
+
+    // MARK: - Private
+
+    /// The screen between rules, so that leading and trailing blanks are visible in a test log.
+    private func framed(_ screen: String) -> String {
+        let rule = String(repeating: "─", count: width)
+        return "┌\(rule)\n" + screen.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { "│\($0)" }.joined(separator: "\n") + "\n└\(rule)"
+    }
+
+    @discardableResult
+    private func run(_ arguments: [String]) throws -> String {
+        guard let tmux = Self.tmuxPath else {
+            throw Failure(description: "tmux is not installed")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tmux)
+        process.arguments = ["-L", socket, "-f", "/dev/null"] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMUX"] = nil
+        environment["LANG"] = "C.UTF-8"
+        environment["LC_ALL"] = nil
+        environment["LC_CTYPE"] = nil
+        process.environment = environment
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // Read before waiting, so that a full pipe can never block tmux.
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            let message = String(decoding: errorData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            throw Failure(description: "tmux \(arguments.joined(separator: " ")) failed "
+                + "(status \(process.terminationStatus)): \(message)")
+        }
+        return String(decoding: outputData, as: UTF8.self)
+    }
+
+    private static func shellQuoted(_ word: String) -> String {
+        let safe = word.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_./=:,+@%".contains($0)) }
+        if safe && !word.isEmpty { return word }
+        return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}
