@@ -70,7 +70,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "TerminalTableViewTests", dependencies: ["TerminalTableView", "SectionedChanges"]),
-        .testTarget(name: "PeopleTests", dependencies: ["People", "ObjectGraph", "TerminalTableView"]),
+        .testTarget(name: "PeopleTests", dependencies: ["People", "PeopleResources", "ObjectGraph", "TerminalTableView"]),
         .testTarget(name: "PeopleEndToEndTests", dependencies: ["PeopleCommand"]),
     ],
     swiftLanguageModes: [.v6]

@@ -139,7 +139,7 @@ extension TableView {
         }
 
         // A visible selection keeps its screen line; otherwise the row at the top stays at the top.
-        if let line = selectionScreenLine, let selection {
+        if viewportHeight > 0, let line = selectionScreenLine, let selection {
             topLine = topLine(placing: layout.line(of: selection), atScreenLine: line)
         } else {
             topLine = clampedTopLine(newTopLine(for: anchor, mapping: mapping, oldLayout: oldLayout))
