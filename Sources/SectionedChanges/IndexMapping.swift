@@ -11,8 +11,9 @@ public struct IndexMapping: Sendable {
     private let deleted: Set<IndexPath>
     /// Per old section: sorted rows that left (deleted or moved away).
     private let removedRows: [Int: [Int]]
-    /// Per new section: sorted rows that arrived (inserted or moved in).
-    private let addedRows: [Int: [Int]]
+    /// Per new section: for the i-th arrival (inserted or moved in, in row order), how many surviving
+    /// rows come before it (its row minus i). Non-decreasing, so a binary search places survivors.
+    private let survivorsBeforeArrival: [Int: [Int]]
 
     /// Prepares the mapping for `changeset` applied to `oldSectionCount` sections.
     public init(changeset: SectionedChangeset, oldSectionCount: Int) {
@@ -36,7 +37,9 @@ public struct IndexMapping: Sendable {
         self.moved = moved
         self.deleted = Set(changeset.deletedRows)
         self.removedRows = removed.mapValues { $0.sorted() }
-        self.addedRows = added.mapValues { $0.sorted() }
+        self.survivorsBeforeArrival = added.mapValues { rows in
+            rows.sorted().enumerated().map { $0.element - $0.offset }
+        }
     }
 
     /// The index path after the batch of the row at `old` before it, or nil when the row (or its
@@ -47,14 +50,13 @@ public struct IndexMapping: Sendable {
         guard let newSection = sections.newSection(forOld: old.section) else { return nil }
         // Position among the rows of the old section that stay in it.
         let removedBefore = Self.countLess(than: old.row, in: removedRows[old.section] ?? [])
-        var row = old.row - removedBefore
-        // Rows arriving at or before the running position push it down.
-        for arrival in addedRows[newSection] ?? [] {
-            if arrival <= row { row += 1 } else { break }
-        }
-        return IndexPath(row: row, section: newSection)
+        let position = old.row - removedBefore
+        // Every arrival with at most `position` survivors before it lands above this row.
+        let arrivalsAbove = Self.countLess(than: position + 1, in: survivorsBeforeArrival[newSection] ?? [])
+        return IndexPath(row: position + arrivalsAbove, section: newSection)
     }
 
+    /// The number of elements of `sorted` (non-decreasing) that are less than `value`.
     private static func countLess(than value: Int, in sorted: [Int]) -> Int {
         var low = 0
         var high = sorted.count

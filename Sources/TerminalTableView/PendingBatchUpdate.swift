@@ -12,8 +12,8 @@ struct PendingBatchUpdate: Sendable {
     var deletedSections: [Int] = []
     var reloadedSections: [Int] = []
 
-    /// The changeset for a table that had `oldSectionCount` sections, and the sections (new indexes)
-    /// that stand for reloaded ones.
+    /// The changeset for a table that had `oldSectionCount` sections, and where each reloaded section
+    /// (old index) is after the batch.
     ///
     /// A reloaded section becomes a deletion of its old index and an insertion at the index it has
     /// after the batch. Reloading a section that the batch also deletes adds nothing.
@@ -22,7 +22,7 @@ struct PendingBatchUpdate: Sendable {
     ///   is deleted, inserted or reloaded twice;
     ///   ``BatchUpdateError/sectionOutOfRangeBefore(operation:section:sectionCount:)`` when a reloaded
     ///   section did not exist.
-    func changeset(oldSectionCount: Int) throws(BatchUpdateError) -> (SectionedChangeset, reloaded: IndexSet) {
+    func changeset(oldSectionCount: Int) throws(BatchUpdateError) -> (SectionedChangeset, reloaded: [Int: Int]) {
         let deleted = try Self.uniqueSections(deletedSections, operation: "delete")
         let inserted = try Self.uniqueSections(insertedSections, operation: "insert")
         let reloaded = try Self.uniqueSections(reloadedSections, operation: "reload")
@@ -30,7 +30,7 @@ struct PendingBatchUpdate: Sendable {
         var changeset = SectionedChangeset(
             deletedSections: deleted, insertedSections: inserted, deletedRows: deletedRows,
             insertedRows: insertedRows, updatedRows: reloadedRows.map { RowUpdate(from: $0) }, movedRows: movedRows)
-        var reloadedNewSections = IndexSet()
+        var reloadedNewSections: [Int: Int] = [:]
         if !reloaded.isEmpty {
             let mapping = SectionMapping(
                 oldCount: oldSectionCount, deletedSections: deleted, insertedSections: inserted)
@@ -40,7 +40,7 @@ struct PendingBatchUpdate: Sendable {
                 }
                 changeset.deletedSections.insert(section)
                 changeset.insertedSections.insert(newSection)
-                reloadedNewSections.insert(newSection)
+                reloadedNewSections[section] = newSection
             }
         }
         return (changeset, reloadedNewSections)

@@ -112,7 +112,7 @@ extension TableView {
     }
 
     private func apply(
-        _ changeset: SectionedChangeset, reloadedSections: IndexSet,
+        _ changeset: SectionedChangeset, reloadedSections: [Int: Int],
         newShape shape: (rowCounts: [Int], titles: [String?])
     ) {
         let oldLayout = layout
@@ -130,7 +130,9 @@ extension TableView {
             if let moved = mapping.newIndexPath(for: oldSelection) {
                 selection = moved
             } else {
-                selection = replacement(forDeleted: oldSelection, mapping: mapping, oldLayout: oldLayout)
+                selection = replacement(
+                    forDeleted: oldSelection, mapping: mapping, reloadedSections: reloadedSections, oldLayout: oldLayout
+                )
                 selectedItemChanged = true
             }
         } else if configuration.keepsRowSelected, let first = layout.indexPath(atAbsoluteRow: 0) {
@@ -142,15 +144,18 @@ extension TableView {
         if viewportHeight > 0, let line = selectionScreenLine, let selection {
             topLine = topLine(placing: layout.line(of: selection), atScreenLine: line)
         } else {
-            topLine = clampedTopLine(newTopLine(for: anchor, mapping: mapping, oldLayout: oldLayout))
+            topLine = clampedTopLine(
+                newTopLine(for: anchor, mapping: mapping, reloadedSections: reloadedSections, oldLayout: oldLayout))
         }
 
         let now = timeSource.now
         flashes.remap(through: mapping, now: now)
+        let reloadedNewSections = Set(reloadedSections.values)
         if configuration.flashDuration > .zero {
             let deadline = now.advanced(by: configuration.flashDuration)
             for section in changeset.insertedSections {
-                flashes.setSection(section, reloadedSections.contains(section) ? .updated : .inserted, until: deadline)
+                flashes.setSection(
+                    section, reloadedNewSections.contains(section) ? .updated : .inserted, until: deadline)
             }
             for indexPath in changeset.insertedRows { flashes.setRow(indexPath, .inserted, until: deadline) }
             for move in changeset.movedRows { flashes.setRow(move.to, .moved, until: deadline) }
@@ -164,10 +169,12 @@ extension TableView {
     }
 
     /// The row to select when the selected row at `old` was deleted: the row now at the same position
-    /// of its section (clamped), or, when the section went, the first row of the next section that
-    /// stayed, else the last row.
-    private func replacement(forDeleted old: IndexPath, mapping: IndexMapping, oldLayout: SectionLayout) -> IndexPath? {
-        if let section = mapping.sections.newSection(forOld: old.section) {
+    /// of its section (clamped; a reloaded section counts as the same section), or, when the section
+    /// went, the first row of the next section that stayed, else the last row.
+    private func replacement(
+        forDeleted old: IndexPath, mapping: IndexMapping, reloadedSections: [Int: Int], oldLayout: SectionLayout
+    ) -> IndexPath? {
+        if let section = mapping.sections.newSection(forOld: old.section) ?? reloadedSections[old.section] {
             return layout.nearestRow(section: section, row: old.row)
         }
         for oldSection in (old.section + 1)..<max(old.section + 1, oldLayout.sectionCount) {
@@ -179,7 +186,9 @@ extension TableView {
     }
 
     /// The line that shows, after the batch, what `anchor` showed before it.
-    private func newTopLine(for anchor: SectionLayout.Line?, mapping: IndexMapping, oldLayout: SectionLayout) -> Int {
+    private func newTopLine(
+        for anchor: SectionLayout.Line?, mapping: IndexMapping, reloadedSections: [Int: Int], oldLayout: SectionLayout
+    ) -> Int {
         let oldSection: Int
         switch anchor {
         case nil:
@@ -188,7 +197,8 @@ extension TableView {
             oldSection = section
         case .row(let indexPath):
             if let moved = mapping.newIndexPath(for: indexPath) { return layout.line(of: moved) }
-            if let section = mapping.sections.newSection(forOld: indexPath.section),
+            if let section = mapping.sections.newSection(forOld: indexPath.section)
+                ?? reloadedSections[indexPath.section],
                 let nearest = layout.nearestRow(section: section, row: indexPath.row)
             {
                 return layout.line(of: nearest)
@@ -196,7 +206,7 @@ extension TableView {
             oldSection = indexPath.section
         }
         for candidate in oldSection..<max(oldSection, oldLayout.sectionCount) {
-            if let section = mapping.sections.newSection(forOld: candidate) {
+            if let section = mapping.sections.newSection(forOld: candidate) ?? reloadedSections[candidate] {
                 return layout.firstLine(ofSection: section)
             }
         }

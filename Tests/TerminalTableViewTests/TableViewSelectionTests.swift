@@ -99,6 +99,17 @@ import Testing
         #expect(table.indexPathForSelectedRow == nil)
     }
 
+    @Test func reloadingTheSelectedSectionKeepsTheSelectionInIt() {
+        let data = ArrayDataSource(letters: "ABC", rowsPerSection: 5)
+        let table = TableView()
+        table.dataSource = data
+        table.selectRow(at: IndexPath(1, 3))
+        data.sections[1].rows = (0..<8).map { ["B\($0)*"] }
+        table.reloadSections([1])
+        #expect(table.indexPathForSelectedRow == IndexPath(1, 3))
+        #expect(table.flash(forRowAt: IndexPath(1, 7)) == .updated)
+    }
+
     @Test func navigationKeys() {
         let (table, data, delegate) = table(rows: 30)
         defer { withExtendedLifetime(data) {} }  // the table holds its data source weakly
