@@ -53,7 +53,7 @@ private func randomize(_ item: ManagedObject, _ rng: inout SplitMix64) {
         }
         let recorder = ChangeRecorder()
         let controller = try viewContext.performAndWait { try itemController(viewContext, recorder: recorder) }
-        var rows = try viewContext.performAndWait { controller.sectionedIDs }
+        var rows = viewContext.performAndWait { controller.sectionedIDs }
         #expect(rows == (try freshRows(stack)))
 
         for round in 0..<25 {

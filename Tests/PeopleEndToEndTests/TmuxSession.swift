@@ -1,4 +1,11 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// One program running in a detached tmux pane of a fixed size, driven and read like a person would.
 ///
@@ -37,6 +44,8 @@ final class TmuxSession {
     /// The screen as of the most recent `capture()`.
     private(set) var lastScreen = ""
     private var killed = false
+    private var serverPID: pid_t?
+    private var socketPath: String?
     private static let target = "e2e"
 
     /// Starts `command` (an executable and its arguments) in a new `width`×`height` pane, with
@@ -54,6 +63,12 @@ final class TmuxSession {
             "set-option", "-g", "remain-on-exit", "on", ";",
             "new-session", "-d", "-s", Self.target, "-x", "\(width)", "-y", "\(height)", shellCommand,
         ])
+        let server = try run(["display-message", "-p", "#{pid} #{socket_path}"])
+            .trimmingCharacters(in: .newlines)
+        if let space = server.firstIndex(of: " ") {
+            serverPID = pid_t(server[..<space])
+            socketPath = String(server[server.index(after: space)...])
+        }
     }
 
     deinit {
@@ -84,15 +99,27 @@ final class TmuxSession {
         return lastScreen
     }
 
-    /// The program's exit status once it has exited, nil while it runs.
+    /// The program's exit status once it has exited and been reaped, nil until then; a program killed by
+    /// signal N reports 128 + N, as a shell would.
     func paneExitStatus() throws -> Int32? {
-        let output = try run(["display-message", "-p", "-t", Self.target, "#{pane_dead} #{pane_dead_status}"])
-        let fields = output.split(whereSeparator: \.isWhitespace)
+        let format = "#{pane_dead} #{pane_dead_status} #{pane_dead_signal}"
+        let output = try run(["display-message", "-p", "-t", Self.target, format])
+        // "0  " while alive, "1 3 " after exit(3), "1  9" after SIGKILL.
+        let fields = output.trimmingCharacters(in: .newlines).split(separator: " ", omittingEmptySubsequences: false)
         guard fields.first == "1" else { return nil }
-        guard fields.count > 1, let status = Int32(fields[1]) else {
-            throw Failure(description: "the program died without an exit status (killed by a signal?): \(output)")
+        if fields.count > 1, let status = Int32(fields[1]) {
+            return status
         }
-        return status
+        if fields.count > 2, let signal = Int32(fields[2]) {
+            return 128 + signal
+        }
+        // tmux marks the pane dead when the terminal closes and learns the status when it reaps the
+        // child on SIGCHLD. Builds of tmux with libutempter can lose that signal (tmux/tmux#311), which
+        // leaves the child a zombie and the status unknown for good; another SIGCHLD makes tmux reap it.
+        if let serverPID {
+            _ = sendSignal(serverPID, SIGCHLD)
+        }
+        return nil
     }
 
     /// Captures the screen every `poll` until `predicate` holds, and returns that screen.
@@ -148,11 +175,15 @@ final class TmuxSession {
         }
     }
 
-    /// Stops the tmux server and with it the program. Safe to call more than once.
+    /// Stops the tmux server and with it the program, and removes the server's socket (tmux leaves it
+    /// behind). Safe to call more than once.
     func kill() {
         guard !killed else { return }
         killed = true
         _ = try? run(["kill-server"])
+        if let socketPath, !socketPath.isEmpty {
+            try? FileManager.default.removeItem(atPath: socketPath)
+        }
     }
 
     // MARK: - Private
@@ -169,36 +200,140 @@ final class TmuxSession {
         guard let tmux = Self.tmuxPath else {
             throw Failure(description: "tmux is not installed")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tmux)
-        process.arguments = ["-L", socket, "-f", "/dev/null"] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["TMUX"] = nil
         environment["LANG"] = "C.UTF-8"
         environment["LC_ALL"] = nil
         environment["LC_CTYPE"] = nil
-        process.environment = environment
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        // Read before waiting, so that a full pipe can never block tmux.
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let message = String(decoding: errorData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let result = try ChildProcess.run(tmux, ["-L", socket, "-f", "/dev/null"] + arguments, environment: environment)
+        guard result.status == 0 else {
+            let message = String(decoding: result.errors, as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
             throw Failure(description: "tmux \(arguments.joined(separator: " ")) failed "
-                + "(status \(process.terminationStatus)): \(message)")
+                + "(\(result.statusDescription)): \(message)")
         }
-        return String(decoding: outputData, as: UTF8.self)
+        return String(decoding: result.output, as: UTF8.self)
+    }
+
+    /// The C `kill`, which this class's own `kill()` hides.
+    private func sendSignal(_ pid: pid_t, _ signal: Int32) -> Int32 {
+        #if canImport(Darwin)
+        Darwin.kill(pid, signal)
+        #elseif canImport(Musl)
+        Musl.kill(pid, signal)
+        #else
+        Glibc.kill(pid, signal)
+        #endif
     }
 
     private static func shellQuoted(_ word: String) -> String {
         let safe = word.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_./=:,+@%".contains($0)) }
         if safe && !word.isEmpty { return word }
         return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}
+
+/// Runs a program to completion with `posix_spawn`, collecting its output.
+///
+/// Not `Foundation.Process`: a test runs on a dispatch worker thread, which blocks most signals, and
+/// `Process` passes that signal mask on. A tmux server started that way ignores SIGCHLD, SIGHUP and
+/// SIGTERM, so it never notices that its program exited and cannot be stopped; `waitUntilExit()` can
+/// also hang there. Spawning with an empty signal mask and default handlers avoids both.
+enum ChildProcess {
+    struct Result {
+        /// The raw wait status.
+        var rawStatus: Int32
+        var output: Data
+        var errors: Data
+
+        /// The exit status, or -1 when the program was killed by a signal.
+        var status: Int32 {
+            rawStatus & 0x7F == 0 ? (rawStatus >> 8) & 0xFF : -1
+        }
+
+        var statusDescription: String {
+            rawStatus & 0x7F == 0 ? "exit status \(status)" : "killed by signal \(rawStatus & 0x7F)"
+        }
+    }
+
+    struct SpawnError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String]) throws -> Result {
+        var outputPipe: [Int32] = [-1, -1]
+        var errorPipe: [Int32] = [-1, -1]
+        guard pipe(&outputPipe) == 0 else { throw SpawnError(description: "pipe failed: errno \(errno)") }
+        guard pipe(&errorPipe) == 0 else {
+            close(outputPipe[0])
+            close(outputPipe[1])
+            throw SpawnError(description: "pipe failed: errno \(errno)")
+        }
+        for fd in outputPipe + errorPipe {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+
+        #if canImport(Darwin)
+        var actions: posix_spawn_file_actions_t?
+        var attributes: posix_spawnattr_t?
+        #else
+        var actions = posix_spawn_file_actions_t()
+        var attributes = posix_spawnattr_t()
+        #endif
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errorPipe[1], 2)
+
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        var allSignals = sigset_t()
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        close(outputPipe[1])
+        close(errorPipe[1])
+        guard spawned == 0 else {
+            close(outputPipe[0])
+            close(errorPipe[0])
+            throw SpawnError(description: "cannot start \(executable): \(String(cString: strerror(spawned)))")
+        }
+        // tmux writes little to stderr, so reading stdout to its end first cannot block on a full pipe.
+        let output = readToEnd(outputPipe[0])
+        let errors = readToEnd(errorPipe[0])
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 {
+            guard errno == EINTR else { throw SpawnError(description: "waitpid failed: errno \(errno)") }
+        }
+        return Result(rawStatus: status, output: output, errors: errors)
+    }
+
+    private static func readToEnd(_ fd: Int32) -> Data {
+        defer { close(fd) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count > 0 {
+                data.append(contentsOf: buffer[..<count])
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else {
+                return data
+            }
+        }
     }
 }

@@ -1,22 +1,225 @@
-// TEMPORARY STUB — replaced by the real predicate implementation.
+import Foundation
+
+/// A condition on an object's attributes: the counterpart of Core Data's `NSPredicate`.
+///
+/// (Foundation on Linux already has `Predicate` and `NSPredicate`, so this type has its own name.)
+///
+/// A predicate is *data*, not SQL: a format string in Core Data's syntax is parsed into a tree of
+/// ``Node``s, and that tree is either evaluated in memory (``evaluate(_:)``, for pending changes and the
+/// in-memory stores) or compiled to SQL with bound parameters (``sqlExpression(columnForKey:)``, for the
+/// SQLite store). Both give the same answer for every row, including for nil values and for case- and
+/// diacritic-insensitive string comparisons; the package's differential tests check exactly that.
+///
+/// ```swift
+/// let adults = try FetchPredicate(format: "age >= %d AND lastName BEGINSWITH[cd] %@", 18, "zo")
+/// adults.evaluate { key in person[key] }          // in memory
+/// let (sql, bindings) = try adults.sqlExpression { key in columns[key] }   // in SQLite
+/// ```
+///
+/// ## The language (what this version understands)
+///
+/// - Comparisons `==` (`=`), `!=` (`<>`), `<`, `<=` (`=<`), `>`, `>=` (`=>`), `BEGINSWITH`, `ENDSWITH`,
+///   `CONTAINS`, `LIKE` (`*` any run, `?` one character, `\` escapes the next), `MATCHES` (an ICU regular
+///   expression matching the whole string), `IN` (a `{…}` list or a `%@` collection; with a single string
+///   on the right it tests for a substring), `BETWEEN {low, high}`. Either side may be the key:
+///   `3 < age` means `age > 3`.
+/// - Modifiers after an operator: `[c]` case-insensitive, `[d]` diacritic-insensitive, `[cd]` both.
+/// - `AND`/`&&`, `OR`/`||`, `NOT`/`!`, parentheses, `TRUEPREDICATE`, `FALSEPREDICATE`. Keywords are
+///   case-insensitive; `#name` uses a reserved word as a key.
+/// - Values: `nil`/`NULL`, `YES`/`TRUE`, `NO`/`FALSE`, strings in single or double quotes with C escapes
+///   (`\n`, `\t`, `\\`, `\'`, `\"`, `\xHH`, `\uHHHH`, octal), integers (also `0x`, `0o`, `0b`), decimals,
+///   exponents, negative numbers, and `CAST(value, "NSDate" | "NSUUID" | "NSURL" | "NSData")` for values
+///   without a literal form (a date as seconds since 2001, the others from a string; data as Base64).
+/// - Substitution: `%@` a value (a string is never re-parsed, so quoting is automatic), `%K` a key,
+///   `%d %i %ld %lld %u %f %lf %g %x …` numbers; specifiers inside quotes are left alone; `$NAME`
+///   variables are bound later with ``withSubstitutionVariables(_:)``.
+///
+/// Not supported yet (each is reported as a ``FetchPredicateError/Kind/unsupported`` error at its
+/// position): key paths across relationships (`department.name`), `ANY`/`ALL`/`NONE`/`SOME`,
+/// `SUBQUERY`, `SELF`, collection operators (`@count`), functions and arithmetic.
+///
+/// ## Precedence
+///
+/// `NOT` binds tighter than `AND`, which binds tighter than `OR`, as in SQL and most languages:
+/// `a OR b AND c` means `a OR (b AND c)`. (Apple does not document the relative precedence of `AND` and
+/// `OR`; two public reimplementations make `OR` bind tighter. We chose the reading people expect, and
+/// ``predicateFormat`` always parenthesises, so printed predicates mean the same under either rule.)
+/// Comparisons bind tighter than `NOT`. A chain `a AND b AND c` becomes one ``Node/and(_:)`` with three
+/// operands.
+///
+/// ## Semantics shared by memory and SQL
+///
+/// - `==`, `!=` and `IN` are two-valued: `name == nil` is true exactly for nil names, `name != "x"` is
+///   true for nil names, and two nils are equal.
+/// - Ordering (`<`, `BETWEEN`, …) and string operators (`BEGINSWITH`, `LIKE`, …) are *unknown* when
+///   either side is nil, as in SQL: neither `age > 3` nor `NOT (age > 3)` matches an object whose age is
+///   nil. Only a predicate that comes out true matches. (`AND`, `OR` and `NOT` follow SQL's three-valued
+///   logic: `false AND unknown` is false, `true OR unknown` is true.)
+/// - Values compare within their kind: numbers (integers, doubles, decimals, Booleans as 0/1, dates as
+///   seconds since 2001) numerically, integers and doubles exactly; strings and URLs by their UTF-8 bytes
+///   (not Swift's canonical equivalence: `"é"` and `"e\u{301}"` differ unless `[d]` is given); data and
+///   UUIDs by their bytes. Values of different kinds are never equal, and ordering between them is false.
+///   A string operator is false when either side is neither a string nor nil (`name BEGINSWITH 5`).
+/// - `BEGINSWITH`, `ENDSWITH` and `CONTAINS` compare UTF-8 bytes, so `"Zoe\u{308}" CONTAINS "e"`; an
+///   empty string is a prefix, suffix and part of every string. `LIKE`'s `?` is one Unicode scalar.
+/// - `[c]` lower-cases both sides and `[cd]` folds case and diacritics (see ``StringFolding``); `[d]`
+///   removes diacritics only. `MATCHES[c]` makes the regular expression case-insensitive instead.
 public struct FetchPredicate: Sendable, Hashable, CustomStringConvertible {
-    public var referencedKeys: Set<String> { [] }
-    public func evaluate(_ valueForKey: (String) -> AttributeValue) -> Bool { true }
-    public func sqlExpression(columnForKey: (String) -> String?) throws(FetchPredicateError) -> (sql: String, bindings: [AttributeValue]) { ("1", []) }
-    public var description: String { "TRUEPREDICATE" }
+    /// The predicate's tree.
+    public let node: Node
+
+    /// Wraps a tree, simplifying empty and single-operand `AND`/`OR` nodes and normalising decimal
+    /// constants to doubles (the SQLite store keeps decimals as REAL), so that ``predicateFormat``
+    /// always parses back to an equal predicate.
+    public init(_ node: Node) {
+        self.node = node.normalized()
+    }
+
+    /// Parses a predicate from a Core Data format string, substituting `%@`, `%K`, `%d`… from `arguments`.
+    ///
+    /// ```swift
+    /// try FetchPredicate(format: "%K BEGINSWITH[cd] %@", "lastName", "zo")
+    /// ```
+    ///
+    /// - Throws: ``FetchPredicateError`` naming the offending position when the string is malformed, uses
+    ///   something not supported yet, or does not match the arguments (too few, too many, wrong kind).
+    public init(format: String, _ arguments: any PredicateArgument...) throws(FetchPredicateError) {
+        try self.init(format: format, argumentArray: arguments)
+    }
+
+    /// Parses a predicate from a Core Data format string, substituting `%@`, `%K`, `%d`… from an array.
+    ///
+    /// This is the form to use when the arguments are assembled at run time.
+    ///
+    /// - Throws: ``FetchPredicateError`` as ``init(format:_:)`` does.
+    public init(format: String, argumentArray: [any PredicateArgument]) throws(FetchPredicateError) {
+        let tokens = try Tokenizer.tokenize(format, arguments: argumentArray)
+        var parser = Parser(tokens: tokens, format: format)
+        self.init(try parser.parsePredicate())
+    }
+
+    /// The predicate that every object satisfies (`TRUEPREDICATE`).
+    public static let truePredicate = FetchPredicate(.truePredicate)
+    /// The predicate that no object satisfies (`FALSEPREDICATE`).
+    public static let falsePredicate = FetchPredicate(.falsePredicate)
+
+    /// All of `predicates` must hold; an empty list is ``truePredicate``.
+    public static func and(_ predicates: [FetchPredicate]) -> FetchPredicate {
+        FetchPredicate(.and(predicates.map(\.node)))
+    }
+
+    /// At least one of `predicates` must hold; an empty list is ``falsePredicate``.
+    public static func or(_ predicates: [FetchPredicate]) -> FetchPredicate {
+        FetchPredicate(.or(predicates.map(\.node)))
+    }
+
+    /// `predicate` must not hold. (A predicate that is unknown for an object, such as `age > 3` for a nil
+    /// age, stays unknown when negated, so neither matches.)
+    public static func not(_ predicate: FetchPredicate) -> FetchPredicate {
+        FetchPredicate(.not(predicate.node))
+    }
+
+    /// A comparison of two expressions, for building predicates in code without a format string.
+    ///
+    /// ```swift
+    /// .comparison(.key("age"), .greaterThan, .value(30))
+    /// ```
+    public static func comparison(
+        _ left: Operand, _ operation: Operator, _ right: Operand, options: ComparisonOptions = []
+    ) -> FetchPredicate {
+        FetchPredicate(.comparison(Comparison(left, operation, right, options: options)))
+    }
+
+    /// Compares the attribute `key` with a value: `.key("lastName", .beginsWith, "Zo", options: .caseInsensitive)`.
+    ///
+    /// For `IN` and `BETWEEN` use ``key(_:in:options:)`` and ``key(_:between:and:options:)``, which take
+    /// several values.
+    public static func key(
+        _ key: String, _ operation: Operator, _ value: AttributeValue, options: ComparisonOptions = []
+    ) -> FetchPredicate {
+        comparison(.key(key), operation, .value(value), options: options)
+    }
+
+    /// The attribute `key` equals one of `values` (`key IN {…}`); an empty list matches nothing.
+    public static func key(
+        _ key: String, in values: [AttributeValue], options: ComparisonOptions = []
+    ) -> FetchPredicate {
+        comparison(.key(key), .in, .aggregate(values.map(Operand.value)), options: options)
+    }
+
+    /// The attribute `key` lies between `lower` and `upper`, both included (`key BETWEEN {lower, upper}`).
+    public static func key(
+        _ key: String, between lower: AttributeValue, and upper: AttributeValue, options: ComparisonOptions = []
+    ) -> FetchPredicate {
+        comparison(.key(key), .between, .aggregate([.value(lower), .value(upper)]), options: options)
+    }
+
+    /// The keys the predicate reads. A fetched-results controller uses this to skip re-evaluating
+    /// objects whose changes cannot affect the result.
+    public var referencedKeys: Set<String> {
+        var keys = Set<String>()
+        node.visitOperands { expression in
+            if case .key(let name, _) = expression { keys.insert(name) }
+        }
+        return keys
+    }
+
+    /// The names of the `$VARIABLES` still waiting for a value.
+    public var variableNames: Set<String> {
+        var names = Set<String>()
+        node.visitOperands { expression in
+            if case .variable(let name, _) = expression { names.insert(name) }
+        }
+        return names
+    }
+
+    /// A copy with each `$NAME` in `variables` replaced by its value (`name == $NAME` becomes
+    /// `name == "Zoë"`). Variables not in the dictionary stay, so a predicate can be filled in steps.
+    ///
+    /// This is how fetch-request templates from a model are used.
+    ///
+    /// - Throws: ``FetchPredicateError`` when a value does not fit where its variable stands: a NaN, a
+    ///   single value after `BETWEEN`, or a string that is not a valid regular expression after `MATCHES`.
+    public func withSubstitutionVariables(
+        _ variables: [String: AttributeValue]
+    ) throws(FetchPredicateError) -> FetchPredicate {
+        let substituted = try node.substituting(variables)
+        return FetchPredicate(substituted)
+    }
+
+    /// Checks that no `$VARIABLE` is left unsubstituted.
+    ///
+    /// ``evaluate(_:)`` cannot throw, and treats a comparison with an unsubstituted variable as unknown
+    /// (it matches nothing); call this first when that would hide a mistake.
+    ///
+    /// - Throws: ``FetchPredicateError/Kind/unsubstitutedVariable`` naming the first variable and its position.
+    public func checkAllVariablesSubstituted() throws(FetchPredicateError) {
+        var first: FetchPredicateError?
+        node.visitOperands { expression in
+            if first == nil, case .variable(let name, let location) = expression {
+                first = FetchPredicateError.unsubstitutedVariable(name, at: location)
+            }
+        }
+        if let first { throw first }
+    }
+
+    /// The predicate in Core Data's format syntax, with every nested `AND`/`OR` and every `NOT` operand in
+    /// parentheses; it parses back to an equal predicate.
+    ///
+    /// (A key built in code that is not an identifier, such as `"first name"`, has no spelling in the
+    /// syntax and is printed as it is; such a predicate does not parse back.)
+    public var predicateFormat: String {
+        Printer.format(node)
+    }
+
+    /// The same as ``predicateFormat``.
+    public var description: String { predicateFormat }
 }
-public struct FetchPredicateError: Error, Sendable, Hashable {}
-public enum PredicateSQLFunctions {}
-import SQLiteStorage
-extension PredicateSQLFunctions {
-    public static func register(on connection: SQLiteConnection) throws(SQLiteError) {
-        try connection.registerFunction(name: StringFolding.foldFunctionName, argumentCount: 1, deterministic: true) { args in
-            if case .text(let s) = args.first { return .text(StringFolding.folded(s)) }
-            return args.first ?? .null
-        }
-        try connection.registerFunction(name: StringFolding.lowercaseFunctionName, argumentCount: 1, deterministic: true) { args in
-            if case .text(let s) = args.first { return .text(StringFolding.lowercased(s)) }
-            return args.first ?? .null
-        }
+
+extension FetchPredicateError {
+    static func unsubstitutedVariable(_ name: String, at location: FetchPredicate.SourceLocation?) -> Self {
+        FetchPredicateError(
+            kind: .unsubstitutedVariable, message: "Variable '$\(name)' has no value", offset: location?.offset,
+            format: location?.format, reason: "substitute it with withSubstitutionVariables(_:) first")
     }
 }
