@@ -4,10 +4,10 @@ import Testing
 import SectionedChanges
 
 /// Builds an Item controller sectioned by `group`, sorted by group, rank, then folded name.
-private func itemController(_ context: ManagedObjectContext, recorder: ChangeRecorder)
-    throws -> FetchedResultsController<ManagedObject>
-{
-    var request = FetchRequest<ManagedObject>(entityName: "Item")
+private func itemController(
+    _ context: ManagedObjectContext, recorder: ChangeRecorder, predicate: FetchPredicate? = nil
+) throws -> FetchedResultsController<ManagedObject> {
+    var request = FetchRequest<ManagedObject>(entityName: "Item", predicate: predicate)
     request.sortCriteria = [
         SortCriterion("group"), SortCriterion("rank"),
         SortCriterion("name", comparison: .caseAndDiacriticInsensitive),
@@ -20,10 +20,39 @@ private func itemController(_ context: ManagedObjectContext, recorder: ChangeRec
 }
 
 /// A fresh fetch's rows, sectioned the same way.
-private func freshRows(_ stack: TestStack) throws -> [[ManagedObjectID]] {
+private func freshRows(_ stack: TestStack, predicate: FetchPredicate? = nil) throws -> [[ManagedObjectID]] {
     let context = stack.context()
     let recorder = ChangeRecorder()
-    return try context.performAndWait { try itemController(context, recorder: recorder).sectionedIDs }
+    return try context.performAndWait {
+        try itemController(context, recorder: recorder, predicate: predicate).sectionedIDs
+    }
+}
+
+/// How the changes reach the controller's context in a differential test.
+enum ChangeRoute: String, CaseIterable, CustomTestStringConvertible {
+    /// Saved in a background context and merged.
+    case merge
+    /// Made directly in the controller's context (unsaved), then processed.
+    case local
+    var testDescription: String { rawValue }
+}
+
+/// Random edits: deletes, sort-key, section-key, name and flag changes, and a few inserts.
+private func randomEdits(in context: ManagedObjectContext, _ rng: inout SplitMix64) throws {
+    let existing = try context.fetch(FetchRequest<ManagedObject>(entityName: "Item"))
+    for item in existing {
+        switch Int.random(in: 0..<10, using: &rng) {
+        case 0: context.delete(item)
+        case 1: item["rank"] = Int64.random(in: 0..<5, using: &rng)
+        case 2: item["group"] = groups[Int.random(in: 0..<groups.count, using: &rng)]
+        case 3: item["name"] = names[Int.random(in: 0..<names.count, using: &rng)]
+        case 4: item["flag"] = !(item["flag"] ?? false)
+        default: break
+        }
+    }
+    for _ in 0..<Int.random(in: 0..<6, using: &rng) {
+        randomize(try context.insertNewObject(forEntityName: "Item"), &rng)
+    }
 }
 
 private let groups = ["A", "B", "C", "D", "E", "F"]
@@ -36,11 +65,22 @@ private func randomize(_ item: ManagedObject, _ rng: inout SplitMix64) {
 }
 
 @Suite struct FetchedResultsControllerTests {
-    /// The central property: for random batches of inserts, deletes and sort/section-key updates saved in a
-    /// background context and merged into the controller's context, applying the reported changes with
-    /// UIKit's batch semantics to the previous rows gives exactly a fresh fetch's rows.
-    @Test(arguments: [StoreKind.sqlite, .inMemory], Array(UInt64(1)...UInt64(12)))
-    func mergedChangesApplyToExactlyAFreshFetch(kind: StoreKind, seed: UInt64) throws {
+    /// The central property: for random batches of inserts, deletes and sort/section-key updates — saved in
+    /// a background context and merged, or made in the controller's own context — applying the reported
+    /// changes with UIKit's batch semantics to the previous rows gives exactly a fresh fetch's rows, with
+    /// and without a predicate that objects enter and leave.
+    @Test(arguments: [StoreKind.sqlite, .inMemory], ChangeRoute.allCases)
+    func reportedChangesApplyToExactlyAFreshFetch(kind: StoreKind, route: ChangeRoute) throws {
+        for seed in UInt64(1)...UInt64(8) {
+            for predicate in [nil, try FetchPredicate(format: "flag == NO OR rank >= %d", 3)] {
+                try checkDifferentially(kind: kind, route: route, seed: seed, predicate: predicate)
+            }
+        }
+    }
+
+    private func checkDifferentially(kind: StoreKind, route: ChangeRoute, seed: UInt64, predicate: FetchPredicate?)
+        throws
+    {
         var rng = SplitMix64(seed: seed)
         let stack = try TestStack(kind)
         let background = stack.context(name: "import")
@@ -52,51 +92,51 @@ private func randomize(_ item: ManagedObject, _ rng: inout SplitMix64) {
             try background.save()
         }
         let recorder = ChangeRecorder()
-        let controller = try viewContext.performAndWait { try itemController(viewContext, recorder: recorder) }
+        let controller = try viewContext.performAndWait {
+            try itemController(viewContext, recorder: recorder, predicate: predicate)
+        }
         var rows = viewContext.performAndWait { controller.sectionedIDs }
-        #expect(rows == (try freshRows(stack)))
+        #expect(rows == (try freshRows(stack, predicate: predicate)))
+        let label = "\(kind) \(route) seed \(seed) predicate \(predicate?.description ?? "none")"
 
         for round in 0..<25 {
-            let save: ContextDidSave? = try background.performAndWait {
-                let existing = try background.fetch(FetchRequest<ManagedObject>(entityName: "Item"))
-                for item in existing {
-                    switch Int.random(in: 0..<10, using: &rng) {
-                    case 0: background.delete(item)
-                    case 1: item["rank"] = Int64.random(in: 0..<5, using: &rng)
-                    case 2: item["group"] = groups[Int.random(in: 0..<groups.count, using: &rng)]
-                    case 3: item["name"] = names[Int.random(in: 0..<names.count, using: &rng)]
-                    case 4: item["flag"] = !(item["flag"] ?? false)
-                    default: break
-                    }
+            var save: ContextDidSave?
+            if route == .merge {
+                save = try background.performAndWait {
+                    try randomEdits(in: background, &rng)
+                    let captured = Unchecked<ContextDidSave?>(nil)
+                    let token = background.addDidSaveObserver { captured.value = $0 }
+                    try background.save()
+                    token.cancel()
+                    return captured.value
                 }
-                for _ in 0..<Int.random(in: 0..<6, using: &rng) {
-                    randomize(try background.insertNewObject(forEntityName: "Item"), &rng)
-                }
-                let captured = Unchecked<ContextDidSave?>(nil)
-                let token = background.addDidSaveObserver { captured.value = $0 }
-                try background.save()
-                token.cancel()
-                return captured.value
             }
             let batchesBefore = recorder.batches.count
-            viewContext.performAndWait {
-                if let save { viewContext.mergeChanges(fromContextDidSave: save) }
-                let fresh = (try? freshRows(stack)) ?? []
-                let current = controller.sectionedIDs
-                #expect(current == fresh, "seed \(seed) round \(round): controller state differs from a fresh fetch")
+            try viewContext.performAndWait {
+                switch route {
+                case .merge: if let save { viewContext.mergeChanges(fromContextDidSave: save) }
+                case .local:
+                    try randomEdits(in: viewContext, &rng)
+                    viewContext.processPendingChanges()
+                }
+                // The oracle: a new controller on the same state (same context for unsaved edits).
+                let fresh = route == .merge
+                    ? try freshRows(stack, predicate: predicate)
+                    : try itemController(viewContext, recorder: ChangeRecorder(), predicate: predicate).sectionedIDs
+                #expect(controller.sectionedIDs == fresh, "\(label) round \(round): controller differs from a fresh fetch")
                 if recorder.batches.count == batchesBefore {
-                    #expect(rows == fresh, "seed \(seed) round \(round): rows changed without a callback")
+                    #expect(rows == fresh, "\(label) round \(round): rows changed without a callback")
                     return
                 }
-                #expect(recorder.batches.count == batchesBefore + 1, "one will/did pair per merge")
+                #expect(recorder.batches.count == batchesBefore + 1, "one will/did pair per change")
                 guard let batch = recorder.batches.last else { return }
                 #expect(Set(batch.reportedObjects).count == batch.reportedObjects.count, "an object reported twice")
                 let counts = { (sections: [[ManagedObjectID]]) in sections.map(\.count) }
-                #expect(throws: Never.self, "seed \(seed) round \(round)") {
+                #expect(throws: Never.self, "\(label) round \(round)") {
                     try batch.changeset.validate(oldRowCounts: counts(rows), newRowCounts: counts(fresh))
                 }
                 let applied = batch.changeset.applied(to: rows) { batch.inserted[$0] }
-                #expect(applied == fresh, "seed \(seed) round \(round): \(batch.changeset)")
+                #expect(applied == fresh, "\(label) round \(round): \(batch.changeset)")
                 rows = fresh
             }
         }
