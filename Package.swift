@@ -57,15 +57,19 @@ let package = Package(
             dependencies: ["ObjectGraph", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
+        // Helpers shared by the test targets (seeded randomness, temporary folders).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(
             name: "SectionedChangesTests",
-            dependencies: ["SectionedChanges", .product(name: "PropertyBased", package: "swift-property-based")]
+            dependencies: [
+                "SectionedChanges", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
-        .testTarget(name: "SQLiteStorageTests", dependencies: ["SQLiteStorage", "CSQLite"]),
+        .testTarget(name: "SQLiteStorageTests", dependencies: ["SQLiteStorage", "CSQLite", "TestSupport"]),
         .testTarget(
             name: "ObjectGraphTests",
             dependencies: [
-                "ObjectGraph", "SQLiteStorage", "SectionedChanges",
+                "ObjectGraph", "SQLiteStorage", "SectionedChanges", "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

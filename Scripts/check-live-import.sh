@@ -66,7 +66,10 @@ store_count() {
     if command -v sqlite3 >/dev/null; then
         sqlite3 -cmd '.timeout 5000' "$store" 'SELECT count(*) FROM ZPERSON'
     else
-        python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1], timeout=5).execute("SELECT count(*) FROM ZPERSON").fetchone()[0])' "$store"
+        python3 - "$store" <<'PYTHON'
+import sqlite3, sys
+print(sqlite3.connect(sys.argv[1], timeout=5).execute("SELECT count(*) FROM ZPERSON").fetchone()[0])
+PYTHON
     fi
 }
 

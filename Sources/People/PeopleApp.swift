@@ -74,7 +74,7 @@ public final class PeopleApp {
         if let importer, !importer.progress.isFinished { return }
         importsStarted += 1
         let importer = PersonImporter(stack: stack, count: count, batchSize: options.batchSize,
-            seed: options.seed &+ UInt64(importsStarted) &* 1_000_003)
+            seed: options.seed &+ UInt64(importsStarted) &* 1_000_003, firstSerial: list.numberOfPeople + 1)
         self.importer = importer
         importStartedAt = timeSource.now
         importFinishedAfter = nil

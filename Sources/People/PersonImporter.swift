@@ -25,11 +25,15 @@ public final class PersonImporter: Sendable {
     private let state: Mutex<(progress: Progress, cancelled: Bool)>
 
     /// Prepares an import of `count` people in batches of `batchSize`.
-    public init(stack: PeopleStack, count: Int, batchSize: Int, seed: UInt64) {
+    ///
+    /// - Parameter firstSerial: the serial number of the first generated person, which keeps generated
+    ///   e-mail addresses distinct from earlier imports into the same store.
+    public init(stack: PeopleStack, count: Int, batchSize: Int, seed: UInt64, firstSerial: Int = 1) {
         context = stack.newBackgroundContext(name: "import")
         self.count = max(0, count)
         self.batchSize = max(1, batchSize)
         self.seed = seed
+        self.firstSerial = firstSerial
         state = Mutex((Progress(saved: 0, total: max(0, count), isFinished: count <= 0), false))
     }
 
@@ -38,6 +42,7 @@ public final class PersonImporter: Sendable {
     /// How many people each save holds.
     public let batchSize: Int
     private let seed: UInt64
+    private let firstSerial: Int
 
     /// The current progress; safe from any queue.
     public var progress: Progress { state.withLock { $0.progress } }
@@ -57,8 +62,9 @@ public final class PersonImporter: Sendable {
         let count = count
         let batchSize = batchSize
         let seed = seed
+        let firstSerial = firstSerial
         context.perform { [self] in
-            var generator = PersonGenerator(seed: seed)
+            var generator = PersonGenerator(seed: seed, firstSerial: firstSerial)
             var done = 0
             while done < count, !state.withLock({ $0.cancelled }) {
                 let size = min(batchSize, count - done)

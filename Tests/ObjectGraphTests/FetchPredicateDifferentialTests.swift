@@ -10,24 +10,7 @@ import Testing
 // Int64 and Double, dates that equal numbers, blobs, URLs, and a column without a declared type that
 // mixes all of them).
 
-/// A deterministic random number generator (SplitMix64), so every run checks the same predicates.
-struct PredicateTestRandom: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func pick<T>(_ values: [T]) -> T { values[Int.random(in: 0..<values.count, using: &self)] }
-
-    mutating func chance(_ probability: Double) -> Bool { Double.random(in: 0..<1, using: &self) < probability }
-}
+typealias PredicateTestRandom = SeededRandom
 
 /// Values the fixture and the predicate generator draw from.
 enum PredicateTestValues {

@@ -38,7 +38,7 @@ enum ChangeRoute: String, CaseIterable, CustomTestStringConvertible {
 }
 
 /// Random edits: deletes, sort-key, section-key, name and flag changes, and a few inserts.
-private func randomEdits(in context: ManagedObjectContext, _ rng: inout SplitMix64) throws {
+private func randomEdits(in context: ManagedObjectContext, _ rng: inout SeededRandom) throws {
     let existing = try context.fetch(FetchRequest<ManagedObject>(entityName: "Item"))
     for item in existing {
         switch Int.random(in: 0..<10, using: &rng) {
@@ -58,7 +58,7 @@ private func randomEdits(in context: ManagedObjectContext, _ rng: inout SplitMix
 private let groups = ["A", "B", "C", "D", "E", "F"]
 private let names = ["ada", "Åsa", "bo", "émile", "Zoë", "zed", "東京", "e\u{301}va", "Ola", "ølaf"]
 
-private func randomize(_ item: ManagedObject, _ rng: inout SplitMix64) {
+private func randomize(_ item: ManagedObject, _ rng: inout SeededRandom) {
     item["group"] = groups[Int.random(in: 0..<groups.count, using: &rng)]
     item["rank"] = Int64.random(in: 0..<5, using: &rng)
     item["name"] = names[Int.random(in: 0..<names.count, using: &rng)]
@@ -81,7 +81,7 @@ private func randomize(_ item: ManagedObject, _ rng: inout SplitMix64) {
     private func checkDifferentially(kind: StoreKind, route: ChangeRoute, seed: UInt64, predicate: FetchPredicate?)
         throws
     {
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededRandom(seed: seed)
         let stack = try TestStack(kind)
         let background = stack.context(name: "import")
         let viewContext = stack.context(name: "view")

@@ -23,8 +23,8 @@ import SQLiteStorage
     @Test(arguments: StoreKind.allCases) func roundTripsEveryValueThroughSaveAndFetch(kind: StoreKind) throws {
         let stack = try TestStack(kind)
         let created = Date(timeIntervalSinceReferenceDate: 123_456.5)
-        try stack.context().performAndWait {
-            let context = stack.context()
+        let context = stack.context()
+        try context.performAndWait {
             let person = try context.insertNewObject(forEntityName: "Person")
             person["firstName"] = "Zoë"
             person["lastName"] = "Ærøskøbing 東京 e\u{301}"

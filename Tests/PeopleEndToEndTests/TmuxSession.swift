@@ -38,8 +38,9 @@ final class TmuxSession {
 
     /// The server's socket name (`tmux -L`).
     let socket: String
-    /// The pane's size in cells.
+    /// The pane's width in cells.
     let width: Int
+    /// The pane's height in cells.
     let height: Int
     /// The screen as of the most recent `capture()`.
     private(set) var lastScreen = ""

@@ -1,5 +1,6 @@
 import Foundation
 import SQLiteStorage
+@_exported import TestSupport
 
 /// Runs `body` with a fresh directory under the system temporary directory, removed afterwards.
 func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {
@@ -14,20 +15,8 @@ extension URL {
     func file(_ name: String) -> String { appendingPathComponent(name).path }
 }
 
-/// SplitMix64: a small seeded generator, so random-value tests are repeatable.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The shared seeded generator, under the name these tests use.
+typealias SeededGenerator = SeededRandom
 
 extension SeededGenerator {
     mutating func bytes(count: Int) -> [UInt8] {

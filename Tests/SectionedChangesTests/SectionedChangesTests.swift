@@ -2,6 +2,7 @@ import Foundation
 import PropertyBased
 import Testing
 import SectionedChanges
+import TestSupport
 
 /// A random batch over random sections of distinct integers, built the way a table sees one: old rows,
 /// then deletions, insertions and moves, then the new rows.
@@ -13,7 +14,7 @@ private struct Scenario: CustomStringConvertible {
     var description: String { "old \(old) new \(new) \(changeset)" }
 
     static func make(seed: UInt64) -> Scenario {
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededRandom(seed: seed)
         var next = 0
         let sectionCount = Int.random(in: 0...4, using: &rng)
         let old = (0..<sectionCount).map { _ in
@@ -82,17 +83,6 @@ private struct Scenario: CustomStringConvertible {
     }
 }
 
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 @Suite struct SectionedChangesTests {
     @Test func indexPathHasRowAndSection() {

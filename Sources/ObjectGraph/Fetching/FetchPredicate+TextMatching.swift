@@ -63,21 +63,9 @@ extension FetchPredicate {
         /// letters of their own (Æ, ß, Þ) stay, since they carry no diacritic.
         static func removingDiacritics(_ text: String) -> String {
             if text.utf8.allSatisfy({ $0 < 0x80 }) { return text }
-            var result = String.UnicodeScalarView()
-            for scalar in text.decomposedStringWithCanonicalMapping.unicodeScalars {
-                switch scalar.properties.generalCategory {
-                case .nonspacingMark, .enclosingMark:
-                    continue
-                default:
-                    break
-                }
-                if let plain = strokedLetters[scalar.value] {
-                    result.append(plain)
-                } else {
-                    result.append(scalar)
-                }
+            return StringFolding.droppingCombiningMarks(text) { scalar, result in
+                result.append(strokedLetters[scalar.value] ?? scalar)
             }
-            return String(result)
         }
 
         /// Letters whose diacritic (a stroke, bar or middle dot) does not decompose.

@@ -20,20 +20,29 @@ public enum StringFolding {
     /// Scripts without case (CJK, for example) pass through unchanged.
     public static func folded(_ string: String) -> String {
         if let ascii = asciiLowercased(string) { return ascii }
-        var result = String.UnicodeScalarView()
-        for scalar in string.decomposedStringWithCanonicalMapping.unicodeScalars {
-            switch scalar.properties.generalCategory {
-            case .nonspacingMark, .enclosingMark:
-                continue
-            default:
-                break
-            }
+        return droppingCombiningMarks(string) { scalar, result in
             if let spelled = spelledOut[scalar.value] {
                 result.append(contentsOf: spelled.unicodeScalars)
             } else if scalar.properties.changesWhenLowercased {
                 result.append(contentsOf: scalar.properties.lowercaseMapping.unicodeScalars)
             } else {
                 result.append(scalar)
+            }
+        }
+    }
+
+    /// Decomposes `string` canonically, drops its combining marks, and lets `append` add each remaining
+    /// scalar (possibly mapped) to the result.
+    static func droppingCombiningMarks(
+        _ string: String, _ append: (Unicode.Scalar, inout String.UnicodeScalarView) -> Void
+    ) -> String {
+        var result = String.UnicodeScalarView()
+        for scalar in string.decomposedStringWithCanonicalMapping.unicodeScalars {
+            switch scalar.properties.generalCategory {
+            case .nonspacingMark, .enclosingMark:
+                continue
+            default:
+                append(scalar, &result)
             }
         }
         return String(result)

@@ -9,7 +9,7 @@ extension SQLiteStore {
     ///
     /// - Returns: the store's UUID (`Z_METADATA.Z_UUID`).
     func prepareSchema(_ connection: SQLiteConnection) throws(ObjectGraphError) -> String {
-        do {
+        try sqlite {
             if try connection.tableExists("Z_METADATA") {
                 return try verifySchema(connection)
             }
@@ -20,13 +20,6 @@ extension SQLiteStore {
                     path: path, reason: "it has \(count) table(s) but no Z_METADATA table")
             }
             return try createSchema(connection)
-        } catch let error as ObjectGraphError {
-            throw error
-        } catch let error as SQLiteError {
-            throw error.code == SQLiteError.notADatabase
-                ? .notAnObjectGraphStore(path: path, reason: "the file is not an SQLite database") : .sqlite(error)
-        } catch {
-            throw .incompatibleStore(path: path, reason: "\(error)")
         }
     }
 
