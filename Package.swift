@@ -17,11 +17,16 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // System libraries and C shims.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CNCurses", path: "Sources/CNCurses", providers: [.apt(["libncursesw5-dev"])]),
+        // libxml2 reads Xcode model files; its headers live in /usr/include/libxml2, which pkg-config supplies.
+        .systemLibrary(
+            name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]
+        ),
         .target(name: "CCursesShim", dependencies: ["CNCurses"], path: "Sources/CCursesShim"),
 
         // Shared by the framework and the table view: IndexPath row/section and batch-update rules.
@@ -31,7 +36,10 @@ let package = Package(
         .target(name: "SQLiteStorage", dependencies: ["CSQLite"]),
 
         // The framework: model, stores, coordinator, contexts, fetch requests, fetched-results controller.
-        .target(name: "ObjectGraph", dependencies: ["SQLiteStorage", "SectionedChanges"]),
+        .target(
+            name: "ObjectGraph",
+            dependencies: ["SQLiteStorage", "SectionedChanges", "CLibXML2", .product(name: "Crypto", package: "swift-crypto")]
+        ),
 
         // A UITableView-like list for terminals; the only module that calls ncurses.
         .target(name: "TerminalTableView", dependencies: ["SectionedChanges", "CNCurses", "CCursesShim"]),
@@ -42,7 +50,7 @@ let package = Package(
             path: "Resources",
             exclude: ["README.md", "generate_sample_people.py"],
             sources: ["PeopleResources.swift"],
-            resources: [.copy("SamplePeople.json")]
+            resources: [.copy("SamplePeople.json"), .copy("People.xcdatamodeld")]
         ),
 
         // The `people` app: model, importers, the list view controller.
@@ -75,7 +83,9 @@ let package = Package(
         ),
         .testTarget(name: "TerminalTableViewTests", dependencies: ["TerminalTableView", "SectionedChanges"]),
         .testTarget(name: "PeopleTests", dependencies: ["People", "PeopleResources", "ObjectGraph", "TerminalTableView"]),
-        .testTarget(name: "PeopleEndToEndTests", dependencies: ["PeopleCommand"]),
+        .testTarget(name: "PeopleEndToEndTests", dependencies: ["PeopleCommand", "TestSupport"]),
+        // Depending on the executable target makes `swift test` build the `objectgraph` binary the tests run.
+        .testTarget(name: "ObjectGraphCommandTests", dependencies: ["ObjectGraphCommand", "ObjectGraph", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -6,4 +6,9 @@ public enum PeopleResources {
     public static var samplePeopleURL: URL? {
         Bundle.module.url(forResource: "SamplePeople", withExtension: "json")
     }
+
+    /// The app's data model in Xcode's format (`People.xcdatamodeld`).
+    public static var modelURL: URL? {
+        Bundle.module.url(forResource: "People", withExtension: "xcdatamodeld")
+    }
 }

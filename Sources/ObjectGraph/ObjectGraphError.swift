@@ -78,7 +78,7 @@ public struct MergeConflict: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// One validation failure: which object, which key, and why.
-public struct ValidationFailure: Sendable, Hashable, CustomStringConvertible {
+public struct ValidationFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The object that failed.
     public var objectID: ManagedObjectID
     /// The attribute that failed.

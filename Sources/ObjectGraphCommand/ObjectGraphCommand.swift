@@ -4,21 +4,22 @@ import ObjectGraph
 
 /// `objectgraph`: a command-line tool on the ObjectGraph framework.
 ///
-/// For now it only describes itself; inspecting models and stores, querying with predicates and
-/// importing JSON/CSV arrive with the model layer.
+/// It lists a model's entities, imports JSON or CSV into a store, queries a store with a predicate format
+/// string, describes a store's metadata, and generates Swift classes for a model. Each subcommand lives in
+/// its own file; the work itself is done by small types (``ModelListing``, ``ObjectImporter``,
+/// ``QueryRunner``, ``StoreInspector``, ``CodeGenerator``) that the tests also call directly.
 @main
 struct ObjectGraphCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "objectgraph",
-        abstract: "Inspect and query ObjectGraph models and stores.",
+        abstract: "Inspect, import into, query and generate code for ObjectGraph models and stores.",
         discussion: """
-            ObjectGraph is Core Data for Swift on Linux. This tool will inspect a model \
-            (.xcdatamodeld), inspect a store (.sqlite), query a store with a predicate format string, \
-            and import JSON or CSV. Those commands are not available yet; see README.md.
+            ObjectGraph is Core Data for Swift on Linux. A model is an Xcode model file \
+            (.xcdatamodeld or .xcdatamodel); a store is an SQLite file in Core Data's layout. Every \
+            command that opens a store takes --model and --store.
             """,
-        version: "0.1.0")
-
-    func run() throws {
-        print(Self.helpMessage())
-    }
+        version: "0.2.0",
+        subcommands: [
+            ModelCommand.self, ImportCommand.self, QueryCommand.self, StoreInfoCommand.self, CodegenCommand.self,
+        ])
 }

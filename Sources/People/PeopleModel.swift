@@ -1,7 +1,8 @@
 import Foundation
 import ObjectGraph
+import PeopleResources
 
-/// The browser's data model, built in code: one entity, `Person`.
+/// The browser's data model: `Resources/People.xcdatamodeld`, plus the list's order and sections.
 public enum PeopleModel {
     /// The entity name.
     public static let entityName = "Person"
@@ -10,29 +11,19 @@ public enum PeopleModel {
     /// The transient key naming a person's section.
     public static let sectionTitleKey = "sectionTitle"
 
-    /// The `Person` entity: `firstName`, `lastName`, `email`, `city` (strings), `age` (Integer 64),
-    /// `createdAt` (Date), plus the derived `sectionOrder` and the transient `sectionTitle`.
-    public static let person = EntityDescription(
-        name: entityName,
-        attributes: [
-            AttributeDescription(name: "firstName", type: .string, defaultValue: ""),
-            AttributeDescription(name: "lastName", type: .string, isOptional: false, defaultValue: ""),
-            AttributeDescription(name: "email", type: .string, defaultValue: ""),
-            AttributeDescription(name: "city", type: .string, defaultValue: ""),
-            AttributeDescription(name: "age", type: .integer64, defaultValue: 0),
-            AttributeDescription(name: "createdAt", type: .date),
-            AttributeDescription(name: sectionOrderKey, type: .integer16, isOptional: false, defaultValue: 27),
-            AttributeDescription(name: sectionTitleKey, type: .string, isTransient: true),
-        ],
-        managedObjectClass: Person.self)
+    /// The classes of the model's entities.
+    public static let classes: [ManagedObject.Type] = [Person.self, Company.self, Tag.self]
 
-    /// The model with the `Person` entity.
-    public static func makeModel() -> ManagedObjectModel {
-        // A model of one entity with distinct attribute names cannot fail to build.
-        guard let model = try? ManagedObjectModel(entities: [person]) else {
-            preconditionFailure("The built-in People model is inconsistent.")
+    /// Loads the app's model from `Resources/People.xcdatamodeld`.
+    ///
+    /// - Throws: ``PeopleModelError`` when the resource is missing or does not load.
+    public static func loadModel() throws(PeopleModelError) -> ManagedObjectModel {
+        guard let url = PeopleResources.modelURL else { throw .missingResource }
+        do {
+            return try ManagedObjectModel.load(contentsOf: url, classes: classes)
+        } catch {
+            throw .invalidModel(error)
         }
-        return model
     }
 
     /// The section position for a section title: A → 1 … Z → 26, anything else (`#`) → 27.
@@ -53,5 +44,20 @@ public enum PeopleModel {
     /// The request behind the list: every person, in list order.
     public static func listRequest() -> FetchRequest<Person> {
         FetchRequest<Person>(entityName: entityName, sortCriteria: listSortCriteria)
+    }
+}
+
+/// Why the app's model could not be loaded.
+public enum PeopleModelError: Error, Sendable, CustomStringConvertible {
+    /// `People.xcdatamodeld` is not next to the executable (its resource bundle is missing).
+    case missingResource
+    /// The model file does not load.
+    case invalidModel(ModelLoadError)
+
+    public var description: String {
+        switch self {
+        case .missingResource: "The People model (People.xcdatamodeld) is missing from the app's resources."
+        case .invalidModel(let error): "The People model does not load: \(error)"
+        }
     }
 }

@@ -12,10 +12,15 @@ public final class PeopleStack: Sendable {
     /// The store file.
     public let storeURL: URL
 
-    /// Opens (creating if needed) the store at `storeURL`.
-    public init(storeURL: URL) throws(ObjectGraphError) {
+    /// Opens (creating if needed) the store at `storeURL` with the app's model.
+    public convenience init(storeURL: URL) throws {
+        try self.init(storeURL: storeURL, model: PeopleModel.loadModel())
+    }
+
+    /// Opens (creating if needed) the store at `storeURL` with `model`.
+    public init(storeURL: URL, model: ManagedObjectModel) throws(ObjectGraphError) {
         self.storeURL = storeURL
-        coordinator = PersistentStoreCoordinator(managedObjectModel: PeopleModel.makeModel())
+        coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(ofType: .sqlite, at: storeURL)
         viewContext = ManagedObjectContext(concurrencyType: .mainQueue)
         viewContext.name = "view"

@@ -1,8 +1,8 @@
 import Foundation
 import ObjectGraph
 
-/// A person in the browser's database: a `ManagedObject` subclass with typed accessors, as Xcode would
-/// generate for Core Data.
+/// A person in the browser's database: a `ManagedObject` subclass of the model's `Person` entity
+/// (`Resources/People.xcdatamodeld`), with typed properties as `objectgraph codegen` writes them.
 ///
 /// Besides the attributes people see, a person keeps `sectionOrder`, the position of its list section
 /// (1–26 for A–Z, 27 for `#`), derived from the last name whenever it is set. The list sorts on it first,
@@ -10,40 +10,23 @@ import ObjectGraph
 /// section's name.
 public final class Person: ManagedObject {
     /// The given name.
-    public var firstName: String {
-        get { self["firstName"] ?? "" }
-        set { self["firstName"] = newValue }
-    }
-
+    @Attribute("firstName") public var firstName: String
     /// The family name; the list is sorted and sectioned by it.
-    public var lastName: String {
-        get { self["lastName"] ?? "" }
-        set { self["lastName"] = newValue }
-    }
-
+    @Attribute("lastName") public var lastName: String
     /// The e-mail address.
-    public var email: String {
-        get { self["email"] ?? "" }
-        set { self["email"] = newValue }
-    }
-
+    @Attribute("email") public var email: String
     /// The city the person lives in.
-    public var city: String {
-        get { self["city"] ?? "" }
-        set { self["city"] = newValue }
-    }
-
+    @Attribute("city") public var city: String
     /// The age in years.
-    public var age: Int64 {
-        get { self["age"] ?? 0 }
-        set { self["age"] = newValue }
-    }
-
+    @Attribute("age") public var age: Int64
     /// When the person was added.
-    public var createdAt: Date? {
-        get { self["createdAt"] }
-        set { self["createdAt"] = newValue }
-    }
+    @Attribute("createdAt") public var createdAt: Date?
+    /// A phone number, if known.
+    @Attribute("phone") public var phone: String?
+    /// What friends call the person, if anything.
+    @Attribute("nickname") public var nickname: String?
+    /// A picture, if any (large ones may be stored outside the database once external storage lands).
+    @Attribute("avatar") public var avatar: Data?
 
     /// The list section: the folded, upper-cased initial of the last name, or `#`.
     public var sectionTitle: String { StringFolding.initial(lastName) }

@@ -114,7 +114,7 @@ import SQLiteStorage
             try PersistentStoreCoordinator(managedObjectModel: model).addPersistentStore(ofType: .sqlite, at: stack.storeURL)
         } throws: { error in
             guard case ObjectGraphError.incompatibleStore(_, let reason) = error else { return false }
-            return reason.contains("ZNICKNAME")
+            return reason.contains("Person") && !reason.contains("Item")
         }
     }
 }

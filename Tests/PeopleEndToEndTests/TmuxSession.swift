@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -231,110 +232,5 @@ final class TmuxSession {
         let safe = word.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_./=:,+@%".contains($0)) }
         if safe && !word.isEmpty { return word }
         return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
-    }
-}
-
-/// Runs a program to completion with `posix_spawn`, collecting its output.
-///
-/// Not `Foundation.Process`: a test runs on a dispatch worker thread, which blocks most signals, and
-/// `Process` passes that signal mask on. A tmux server started that way ignores SIGCHLD, SIGHUP and
-/// SIGTERM, so it never notices that its program exited and cannot be stopped; `waitUntilExit()` can
-/// also hang there. Spawning with an empty signal mask and default handlers avoids both.
-enum ChildProcess {
-    struct Result {
-        /// The raw wait status.
-        var rawStatus: Int32
-        var output: Data
-        var errors: Data
-
-        /// The exit status, or -1 when the program was killed by a signal.
-        var status: Int32 {
-            rawStatus & 0x7F == 0 ? (rawStatus >> 8) & 0xFF : -1
-        }
-
-        var statusDescription: String {
-            rawStatus & 0x7F == 0 ? "exit status \(status)" : "killed by signal \(rawStatus & 0x7F)"
-        }
-    }
-
-    struct SpawnError: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String]) throws -> Result {
-        var outputPipe: [Int32] = [-1, -1]
-        var errorPipe: [Int32] = [-1, -1]
-        guard pipe(&outputPipe) == 0 else { throw SpawnError(description: "pipe failed: errno \(errno)") }
-        guard pipe(&errorPipe) == 0 else {
-            close(outputPipe[0])
-            close(outputPipe[1])
-            throw SpawnError(description: "pipe failed: errno \(errno)")
-        }
-        for fd in outputPipe + errorPipe {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        }
-
-        #if canImport(Darwin)
-        var actions: posix_spawn_file_actions_t?
-        var attributes: posix_spawnattr_t?
-        #else
-        var actions = posix_spawn_file_actions_t()
-        var attributes = posix_spawnattr_t()
-        #endif
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errorPipe[1], 2)
-
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        var allSignals = sigset_t()
-        sigfillset(&allSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var pid = pid_t()
-        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        close(outputPipe[1])
-        close(errorPipe[1])
-        guard spawned == 0 else {
-            close(outputPipe[0])
-            close(errorPipe[0])
-            throw SpawnError(description: "cannot start \(executable): \(String(cString: strerror(spawned)))")
-        }
-        // tmux writes little to stderr, so reading stdout to its end first cannot block on a full pipe.
-        let output = readToEnd(outputPipe[0])
-        let errors = readToEnd(errorPipe[0])
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 {
-            guard errno == EINTR else { throw SpawnError(description: "waitpid failed: errno \(errno)") }
-        }
-        return Result(rawStatus: status, output: output, errors: errors)
-    }
-
-    private static func readToEnd(_ fd: Int32) -> Data {
-        defer { close(fd) }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 16_384)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count > 0 {
-                data.append(contentsOf: buffer[..<count])
-            } else if count < 0 && errno == EINTR {
-                continue
-            } else {
-                return data
-            }
-        }
     }
 }

@@ -73,12 +73,32 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     /// Sets the attribute `key` and records the change in the object's context.
     ///
-    /// - Precondition: the entity has an attribute named `key`.
+    /// - Precondition: the entity has an attribute named `key`, and `value` is of a kind it holds (a
+    ///   string for a String attribute, an integer in range for an Integer 16 one, …). Breaking either is a
+    ///   programmer error that traps naming the entity, key and value — as Core Data raises. Check input
+    ///   from users or files with ``validateValue(_:forKey:)`` first.
     open func setValue(_ value: AttributeValue, forKey key: String) {
         guard let index = entity.attributeIndex(named: key) else {
             preconditionFailure("Entity '\(entity.name)' has no attribute '\(key)' (setValue(_:forKey:) on \(objectID)).")
         }
+        guard entity.attributes[index].accepts(value) else {
+            preconditionFailure("\(entity.name).\(key) is a \(entity.attributes[index].attributeType) attribute; "
+                + "it cannot hold \(value) (setValue(_:forKey:) on \(objectID)).")
+        }
         setValue(value, at: index)
+    }
+
+    /// Checks whether `value` may be stored in attribute `key` — its kind, optionality, minimum and maximum,
+    /// and regular expression — without changing anything: Core Data's `validateValue(_:forKey:)`.
+    ///
+    /// - Throws: ``ValidationFailure`` naming the object and key, and why.
+    public func validateValue(_ value: AttributeValue, forKey key: String) throws(ValidationFailure) {
+        guard let attribute = entity.attribute(named: key) else {
+            throw ValidationFailure(objectID: objectID, key: key, reason: "entity \(entity.name) has no such attribute")
+        }
+        if let reason = attribute.validationFailureReason(for: value) {
+            throw ValidationFailure(objectID: objectID, key: key, reason: reason)
+        }
     }
 
     /// The value of `key` as a Swift type, or nil when it is unset or of another type.

@@ -14,12 +14,15 @@ extension ManagedObjectContext {
         checkQueue("fetch(_:)")
         let entity = try entity(named: request.entityName)
         let store = try storeForReading(entity)
-        let pendingObjects = request.includesPendingChanges ? pendingObjects(of: entity) : []
+        let pendingObjects = request.includesPendingChanges
+            ? pendingObjects(of: entity, includesSubentities: request.includesSubentities) : []
         let needsMemoryPass = !pendingObjects.isEmpty
         let rows = try store.backend.fetch(
             entity: entity, predicate: request.predicate, sortCriteria: request.sortCriteria,
-            limit: needsMemoryPass ? 0 : request.fetchLimit, offset: needsMemoryPass ? 0 : request.fetchOffset)
-        var objects = rows.map { materialize($0, entity: entity) }
+            limit: needsMemoryPass ? 0 : request.fetchLimit, offset: needsMemoryPass ? 0 : request.fetchOffset,
+            includesSubentities: request.includesSubentities)
+        let model = persistentStoreCoordinator?.managedObjectModel
+        var objects = rows.map { materialize($0, entity: model?.entity(named: $0.objectID.entityName) ?? entity) }
 
         if needsMemoryPass {
             let changed = Set(pendingObjects.map(ObjectIdentifier.init))
@@ -53,10 +56,13 @@ extension ManagedObjectContext {
     public func count<Result: ManagedObject>(for request: FetchRequest<Result>) throws(ObjectGraphError) -> Int {
         checkQueue("count(for:)")
         let entity = try entity(named: request.entityName)
-        if request.includesPendingChanges, !pendingObjects(of: entity).isEmpty {
+        if request.includesPendingChanges,
+            !pendingObjects(of: entity, includesSubentities: request.includesSubentities).isEmpty
+        {
             return try fetch(request).count
         }
-        var count = try storeForReading(entity).backend.count(entity: entity, predicate: request.predicate)
+        var count = try storeForReading(entity).backend.count(entity: entity, predicate: request.predicate,
+            includesSubentities: request.includesSubentities)
         count = max(0, count - max(request.fetchOffset, 0))
         return request.fetchLimit > 0 ? min(count, request.fetchLimit) : count
     }
@@ -85,12 +91,15 @@ extension ManagedObjectContext {
         return try coordinator.store(for: entity)
     }
 
-    /// Unsaved inserted, updated and deleted objects of `entity`.
-    private func pendingObjects(of entity: EntityDescription) -> [ManagedObject] {
+    /// Unsaved inserted, updated and deleted objects of `entity` (and of its sub-entities, if asked).
+    private func pendingObjects(of entity: EntityDescription, includesSubentities: Bool) -> [ManagedObject] {
+        let names = includesSubentities
+            ? Set(persistentStoreCoordinator?.managedObjectModel.entityAndDescendants(of: entity).map(\.name) ?? [entity.name])
+            : [entity.name]
         var result: [ManagedObject] = []
-        for object in insertedObjectsByIdentity.values where object.entity.name == entity.name { result.append(object) }
-        for object in updatedObjectsByIdentity.values where object.entity.name == entity.name { result.append(object) }
-        for object in deletedObjectsByIdentity.values where object.entity.name == entity.name { result.append(object) }
+        for objects in [insertedObjectsByIdentity, updatedObjectsByIdentity, deletedObjectsByIdentity] {
+            for object in objects.values where names.contains(object.entity.name) { result.append(object) }
+        }
         return result
     }
 }

@@ -96,14 +96,15 @@ extension ManagedObjectContext {
         return values
     }
 
-    /// Checks model constraints on objects about to be saved; all failures are reported together.
+    /// Checks model constraints (required values, minimum and maximum, regular expressions) on objects about
+    /// to be saved; all failures are reported together.
     private func validate(_ objects: [ManagedObject]) throws(ObjectGraphError) {
         var failures: [ValidationFailure] = []
         for object in objects {
-            for (index, attribute) in object.entity.attributes.enumerated()
-            where !attribute.isOptional && !attribute.isTransient && object.storage[index].isNull {
-                failures.append(ValidationFailure(objectID: object.objectID, key: attribute.name,
-                    reason: "a value is required"))
+            for (index, attribute) in object.entity.attributes.enumerated() where !attribute.isTransient {
+                if let reason = attribute.validationFailureReason(for: object.storage[index]) {
+                    failures.append(ValidationFailure(objectID: object.objectID, key: attribute.name, reason: reason))
+                }
             }
         }
         if !failures.isEmpty { throw .validation(failures) }

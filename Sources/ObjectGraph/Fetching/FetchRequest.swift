@@ -27,6 +27,8 @@ public struct FetchRequest<Result: ManagedObject>: Sendable, Hashable, CustomStr
     public var includesPendingChanges: Bool
     /// A hint for how many objects to load at a time; accepted for Core Data compatibility.
     public var fetchBatchSize: Int
+    /// Whether objects of sub-entities are fetched too (default true, as in Core Data).
+    public var includesSubentities: Bool
 
     /// Creates a request for all objects of `entityName`, unsorted.
     public init(
@@ -40,6 +42,7 @@ public struct FetchRequest<Result: ManagedObject>: Sendable, Hashable, CustomStr
         self.fetchOffset = fetchOffset
         self.includesPendingChanges = true
         self.fetchBatchSize = 0
+        self.includesSubentities = true
     }
 
     /// The same request for a different result class.
@@ -49,6 +52,7 @@ public struct FetchRequest<Result: ManagedObject>: Sendable, Hashable, CustomStr
             fetchOffset: fetchOffset)
         other.includesPendingChanges = includesPendingChanges
         other.fetchBatchSize = fetchBatchSize
+        other.includesSubentities = includesSubentities
         return other
     }
 

@@ -13,17 +13,51 @@ public struct AttributeDescription: Sendable, Hashable, CustomStringConvertible 
     public var isTransient: Bool
     /// The value a newly inserted object starts with.
     public var defaultValue: AttributeValue
+    /// Whether generated Swift properties use a scalar type (`Int64`) rather than an optional object.
+    public var usesScalarValueType: Bool
+    /// The smallest allowed value (numbers, dates) or length (strings, binary data), if limited.
+    public var minimum: AttributeValue?
+    /// The largest allowed value (numbers, dates) or length (strings, binary data), if limited.
+    public var maximum: AttributeValue?
+    /// A regular expression a string value must match entirely, if any.
+    public var regularExpression: String?
+    /// Whether large binary values may be stored outside the database file.
+    public var allowsExternalBinaryDataStorage: Bool
+    /// The name this attribute had in an earlier model version, for migration.
+    public var renamingIdentifier: String?
+    /// Extra text mixed into the version hash to force a new version.
+    public var versionHashModifier: String?
+    /// For transformable attributes: the transformer's name, if not the default.
+    public var valueTransformerName: String?
+    /// For transformable attributes: the Swift or Objective-C class of the value, if declared.
+    public var customClassName: String?
+    /// Free-form key-value pairs from the model file.
+    public var userInfo: [String: String]
 
-    /// Creates an attribute; by default optional, persistent, and nil for new objects.
+    /// Creates an attribute; by default optional, persistent, nil for new objects, and unconstrained.
     public init(
         name: String, type: AttributeType, isOptional: Bool = true, isTransient: Bool = false,
-        defaultValue: AttributeValue = .null
+        defaultValue: AttributeValue = .null, usesScalarValueType: Bool = false, minimum: AttributeValue? = nil,
+        maximum: AttributeValue? = nil, regularExpression: String? = nil,
+        allowsExternalBinaryDataStorage: Bool = false, renamingIdentifier: String? = nil,
+        versionHashModifier: String? = nil, valueTransformerName: String? = nil, customClassName: String? = nil,
+        userInfo: [String: String] = [:]
     ) {
         self.name = name
         self.attributeType = type
         self.isOptional = isOptional
         self.isTransient = isTransient
         self.defaultValue = defaultValue
+        self.usesScalarValueType = usesScalarValueType
+        self.minimum = minimum
+        self.maximum = maximum
+        self.regularExpression = regularExpression
+        self.allowsExternalBinaryDataStorage = allowsExternalBinaryDataStorage
+        self.renamingIdentifier = renamingIdentifier
+        self.versionHashModifier = versionHashModifier
+        self.valueTransformerName = valueTransformerName
+        self.customClassName = customClassName
+        self.userInfo = userInfo
     }
 
     /// The SQLite column Core Data names for this attribute: `Z` plus the upper-cased name.

@@ -15,6 +15,27 @@ public protocol AttributeValueConvertible {
     init?(attributeValue: AttributeValue)
     /// The value as an attribute value.
     var attributeValue: AttributeValue { get }
+    /// What a non-optional property of this type reads when the attribute is nil: zero for numbers, false
+    /// for Booleans (Core Data's scalar types), nil (a programmer error) for everything else.
+    static var valueForNil: Self? { get }
+}
+
+extension AttributeValueConvertible {
+    public static var valueForNil: Self? { nil }
+}
+
+extension Optional: AttributeValueConvertible where Wrapped: AttributeValueConvertible {
+    public init?(attributeValue: AttributeValue) {
+        if attributeValue.isNull {
+            self = .none
+        } else if let value = Wrapped(attributeValue: attributeValue) {
+            self = .some(value)
+        } else {
+            return nil
+        }
+    }
+    public var attributeValue: AttributeValue { map(\.attributeValue) ?? .null }
+    public static var valueForNil: Self? { .some(.none) }
 }
 
 extension AttributeValue: AttributeValueConvertible {
@@ -31,6 +52,7 @@ extension String: AttributeValueConvertible {
 }
 
 extension Int64: AttributeValueConvertible {
+    public static var valueForNil: Int64? { 0 }
     public init?(attributeValue: AttributeValue) {
         guard let value = attributeValue.int64Value else { return nil }
         self = value
@@ -39,6 +61,7 @@ extension Int64: AttributeValueConvertible {
 }
 
 extension Int: AttributeValueConvertible {
+    public static var valueForNil: Int? { 0 }
     public init?(attributeValue: AttributeValue) {
         guard let value = attributeValue.int64Value, let exact = Int(exactly: value) else { return nil }
         self = exact
@@ -47,6 +70,7 @@ extension Int: AttributeValueConvertible {
 }
 
 extension Int32: AttributeValueConvertible {
+    public static var valueForNil: Int32? { 0 }
     public init?(attributeValue: AttributeValue) {
         guard let value = attributeValue.int64Value, let exact = Int32(exactly: value) else { return nil }
         self = exact
@@ -55,6 +79,7 @@ extension Int32: AttributeValueConvertible {
 }
 
 extension Int16: AttributeValueConvertible {
+    public static var valueForNil: Int16? { 0 }
     public init?(attributeValue: AttributeValue) {
         guard let value = attributeValue.int64Value, let exact = Int16(exactly: value) else { return nil }
         self = exact
@@ -63,6 +88,7 @@ extension Int16: AttributeValueConvertible {
 }
 
 extension Double: AttributeValueConvertible {
+    public static var valueForNil: Double? { 0 }
     public init?(attributeValue: AttributeValue) {
         guard let value = attributeValue.doubleValue else { return nil }
         self = value
@@ -71,6 +97,7 @@ extension Double: AttributeValueConvertible {
 }
 
 extension Float: AttributeValueConvertible {
+    public static var valueForNil: Float? { 0 }
     public init?(attributeValue: AttributeValue) {
         guard let value = attributeValue.doubleValue else { return nil }
         self = Float(value)
@@ -79,6 +106,7 @@ extension Float: AttributeValueConvertible {
 }
 
 extension Bool: AttributeValueConvertible {
+    public static var valueForNil: Bool? { false }
     public init?(attributeValue: AttributeValue) {
         switch attributeValue {
         case .boolean(let value): self = value
@@ -114,6 +142,7 @@ extension UUID: AttributeValueConvertible {
 }
 
 extension Decimal: AttributeValueConvertible {
+    public static var valueForNil: Decimal? { 0 }
     public init?(attributeValue: AttributeValue) {
         switch attributeValue {
         case .decimal(let value): self = value

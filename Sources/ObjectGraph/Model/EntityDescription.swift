@@ -1,62 +1,170 @@
-/// One entity of a model: its name, attributes, and the class its objects are made of.
+/// One entity of a model: its name, properties, parent entity, and the class its objects are made of.
 ///
-/// The counterpart of Core Data's `NSEntityDescription`. Descriptions are immutable once created, so they
-/// can be shared by every context and queue.
+/// The counterpart of Core Data's `NSEntityDescription`. Descriptions are immutable, so they can be shared
+/// by every context and queue. You create one with its *own* properties and, optionally, the name of its
+/// parent entity; the entity that a ``ManagedObjectModel`` hands back also carries the inherited
+/// properties (``attributes`` and ``relationships`` list inherited ones first).
 public final class EntityDescription: Sendable, Hashable, CustomStringConvertible {
     /// The entity's name (`"Person"`).
     public let name: String
-    /// Its attributes, in model order.
+    /// All attributes, inherited ones first, in model order.
     public let attributes: [AttributeDescription]
+    /// All relationships, inherited ones first, in model order.
+    public let relationships: [RelationshipDescription]
+    /// How many of ``attributes`` are inherited from the parent entity.
+    public let inheritedAttributeCount: Int
+    /// How many of ``relationships`` are inherited from the parent entity.
+    public let inheritedRelationshipCount: Int
+    /// The name of the parent entity, if any.
+    public let parentEntityName: String?
     /// The class instantiated for its objects: ``ManagedObject`` or an app subclass such as `Person`.
     public let managedObjectClass: ManagedObject.Type
+    /// The class name the model file names (`representedClassName`), if any.
+    public let managedObjectClassName: String?
     /// Whether objects of this entity may be created directly.
     public let isAbstract: Bool
+    /// Sets of attribute names whose values must be unique together.
+    public let uniquenessConstraints: [[String]]
+    /// Indexes the store should keep for fetches.
+    public let fetchIndexes: [FetchIndexDescription]
+    /// The name this entity had in an earlier model version, for migration.
+    public let renamingIdentifier: String?
+    /// Extra text mixed into the version hash to force a new version.
+    public let versionHashModifier: String?
+    /// Free-form key-value pairs from the model file.
+    public let userInfo: [String: String]
 
-    private let indexByName: [String: Int]
+    private let attributeIndexByName: [String: Int]
+    private let relationshipIndexByName: [String: Int]
     /// Indexes (into ``attributes``) of the attributes that are stored, in model order.
     let persistentAttributeIndexes: [Int]
 
-    /// Creates an entity.
+    /// Creates an entity from its own properties.
     ///
     /// - Parameters:
-    ///   - name: the entity name; its table is `Z` plus the upper-cased name.
-    ///   - attributes: its attributes; names must be unique.
+    ///   - name: the entity name; its table is `Z` plus the upper-cased name of its root entity.
+    ///   - attributes: its own attributes; names must be unique within the entity and its ancestors.
+    ///   - relationships: its own relationships.
+    ///   - parentEntity: the name of the entity it inherits from, if any.
     ///   - managedObjectClass: the subclass to instantiate, `ManagedObject.self` by default.
+    ///   - managedObjectClassName: the class name as the model file writes it.
     ///   - isAbstract: whether inserting objects of this entity is refused.
     public init(
-        name: String, attributes: [AttributeDescription], managedObjectClass: ManagedObject.Type = ManagedObject.self,
-        isAbstract: Bool = false
+        name: String, attributes: [AttributeDescription], relationships: [RelationshipDescription] = [],
+        parentEntity: String? = nil, managedObjectClass: ManagedObject.Type = ManagedObject.self,
+        managedObjectClassName: String? = nil, isAbstract: Bool = false, uniquenessConstraints: [[String]] = [],
+        fetchIndexes: [FetchIndexDescription] = [], renamingIdentifier: String? = nil,
+        versionHashModifier: String? = nil, userInfo: [String: String] = [:]
     ) {
         self.name = name
         self.attributes = attributes
+        self.relationships = relationships
+        self.inheritedAttributeCount = 0
+        self.inheritedRelationshipCount = 0
+        self.parentEntityName = parentEntity
         self.managedObjectClass = managedObjectClass
+        self.managedObjectClassName = managedObjectClassName
         self.isAbstract = isAbstract
-        var index: [String: Int] = [:]
-        for (offset, attribute) in attributes.enumerated() where index[attribute.name] == nil {
-            index[attribute.name] = offset
-        }
-        indexByName = index
+        self.uniquenessConstraints = uniquenessConstraints
+        self.fetchIndexes = fetchIndexes
+        self.renamingIdentifier = renamingIdentifier
+        self.versionHashModifier = versionHashModifier
+        self.userInfo = userInfo
+        attributeIndexByName = Self.index(attributes.map(\.name))
+        relationshipIndexByName = Self.index(relationships.map(\.name))
         persistentAttributeIndexes = attributes.indices.filter { !attributes[$0].isTransient }
     }
 
-    /// The attribute named `name`, if the entity has one.
+    /// The same entity with `parent`'s (resolved) properties inherited, and its class replaced by
+    /// `resolvedClass` when the model knows a better one.
+    init(resolving own: EntityDescription, parent: EntityDescription?, resolvedClass: ManagedObject.Type?) {
+        name = own.name
+        let allAttributes = (parent?.attributes ?? []) + own.ownAttributes
+        let allRelationships = (parent?.relationships ?? []) + own.ownRelationships
+        attributes = allAttributes
+        relationships = allRelationships
+        inheritedAttributeCount = parent?.attributes.count ?? 0
+        inheritedRelationshipCount = parent?.relationships.count ?? 0
+        parentEntityName = own.parentEntityName
+        managedObjectClass = resolvedClass ?? own.managedObjectClass
+        managedObjectClassName = own.managedObjectClassName
+        isAbstract = own.isAbstract
+        uniquenessConstraints = own.uniquenessConstraints
+        fetchIndexes = own.fetchIndexes
+        renamingIdentifier = own.renamingIdentifier
+        versionHashModifier = own.versionHashModifier
+        userInfo = own.userInfo
+        attributeIndexByName = Self.index(allAttributes.map(\.name))
+        relationshipIndexByName = Self.index(allRelationships.map(\.name))
+        persistentAttributeIndexes = allAttributes.indices.filter { !allAttributes[$0].isTransient }
+    }
+
+    private static func index(_ names: [String]) -> [String: Int] {
+        var index: [String: Int] = [:]
+        for (offset, name) in names.enumerated() where index[name] == nil { index[name] = offset }
+        return index
+    }
+
+    /// The attributes declared on this entity itself (not inherited).
+    public var ownAttributes: ArraySlice<AttributeDescription> { attributes[inheritedAttributeCount...] }
+
+    /// The relationships declared on this entity itself (not inherited).
+    public var ownRelationships: ArraySlice<RelationshipDescription> { relationships[inheritedRelationshipCount...] }
+
+    /// The attribute named `name`, if the entity has (or inherits) one.
     public func attribute(named name: String) -> AttributeDescription? {
-        indexByName[name].map { attributes[$0] }
+        attributeIndexByName[name].map { attributes[$0] }
+    }
+
+    /// The relationship named `name`, if the entity has (or inherits) one.
+    public func relationship(named name: String) -> RelationshipDescription? {
+        relationshipIndexByName[name].map { relationships[$0] }
     }
 
     /// The position of the attribute named `name` in ``attributes``.
-    func attributeIndex(named name: String) -> Int? { indexByName[name] }
+    func attributeIndex(named name: String) -> Int? { attributeIndexByName[name] }
 
     /// The SQLite table Core Data names for this entity: `Z` plus the upper-cased name.
     public var tableName: String { "Z" + name.uppercased() }
 
     public static func == (lhs: EntityDescription, rhs: EntityDescription) -> Bool {
-        lhs === rhs || (lhs.name == rhs.name && lhs.attributes == rhs.attributes)
+        lhs === rhs
+            || (lhs.name == rhs.name && lhs.attributes == rhs.attributes && lhs.relationships == rhs.relationships
+                && lhs.parentEntityName == rhs.parentEntityName && lhs.isAbstract == rhs.isAbstract)
     }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(name) }
 
     public var description: String {
-        "\(name) { " + attributes.map(\.description).joined(separator: ", ") + " }"
+        let properties = attributes.map(\.description) + relationships.map(\.description)
+        return "\(name)\(parentEntityName.map { " : \($0)" } ?? "") { " + properties.joined(separator: ", ") + " }"
+    }
+}
+
+/// An index the store keeps to speed up fetches: the counterpart of `NSFetchIndexDescription`.
+public struct FetchIndexDescription: Sendable, Hashable {
+    /// One indexed property and its order.
+    public struct Element: Sendable, Hashable {
+        /// The attribute's name.
+        public var property: String
+        /// Whether the index is ascending.
+        public var ascending: Bool
+
+        /// Creates an element; ascending by default.
+        public init(property: String, ascending: Bool = true) {
+            self.property = property
+            self.ascending = ascending
+        }
+    }
+
+    /// The index's name.
+    public var name: String
+    /// The indexed properties, in order.
+    public var elements: [Element]
+
+    /// Creates a fetch index.
+    public init(name: String, elements: [Element]) {
+        self.name = name
+        self.elements = elements
     }
 }

@@ -1,31 +1,93 @@
-/// The schema of an object graph: its entities.
+/// The schema of an object graph: entities with their properties and inheritance, configurations, and
+/// fetch request templates.
 ///
-/// The counterpart of Core Data's `NSManagedObjectModel`. Immutable and shareable across queues.
-/// Entities are numbered as Core Data numbers them in a store (`Z_ENT`): sorted by name, from 1.
+/// The counterpart of Core Data's `NSManagedObjectModel`. Immutable and shareable across queues. Build
+/// one in Swift from ``EntityDescription``s, or load one from an Xcode model file. The model checks
+/// itself when built: parents, destinations and inverses must exist and agree, names must be unique.
+///
+/// Entities are numbered as Core Data numbers them in a store (`Z_ENT`): depth first, roots sorted by
+/// name, each followed by its sub-entities (also sorted by name), from 1.
 public final class ManagedObjectModel: Sendable, CustomStringConvertible {
-    /// The entities, in the order given.
+    /// The entities, resolved (with inherited properties), in the order given.
     public let entities: [EntityDescription]
+    /// Named subsets of entities (Xcode's configurations), in the order given.
+    public let configurations: [ModelConfiguration]
+    /// Stored fetch requests, in the order given.
+    public let fetchRequestTemplates: [FetchRequestTemplate]
+    /// The version identifiers the model file declares (`userDefinedModelVersionIdentifier`).
+    public let versionIdentifiers: Set<String>
+    /// The name of the model version this model was loaded from (`People 2`), if any.
+    public let versionName: String?
+
     private let byName: [String: EntityDescription]
     private let numbers: [String: Int]
+    private let children: [String: [String]]
 
-    /// Creates a model from entity descriptions.
+    /// Creates a model and checks it.
     ///
-    /// - Throws: ``ModelError`` when two entities share a name or an entity repeats an attribute name.
-    public init(entities: [EntityDescription]) throws(ModelError) {
-        var byName: [String: EntityDescription] = [:]
+    /// - Parameters:
+    ///   - entities: the entities, with their own properties and parent names.
+    ///   - configurations: named subsets of the entities.
+    ///   - fetchRequestTemplates: stored fetch requests.
+    ///   - versionIdentifiers: free-form version identifiers.
+    ///   - versionName: the model version's name, when loaded from a bundle.
+    ///   - classes: subclasses to instantiate for entities whose `representedClassName` (or name) matches
+    ///     the class's ``ManagedObject/entityName``.
+    /// - Throws: ``ModelError`` naming the entity and property at fault.
+    public init(
+        entities: [EntityDescription], configurations: [ModelConfiguration] = [],
+        fetchRequestTemplates: [FetchRequestTemplate] = [], versionIdentifiers: Set<String> = [],
+        versionName: String? = nil, classes: [ManagedObject.Type] = []
+    ) throws(ModelError) {
+        var own: [String: EntityDescription] = [:]
         for entity in entities {
-            guard byName[entity.name] == nil else { throw .duplicateEntity(entity.name) }
-            var seen: Set<String> = []
-            for attribute in entity.attributes where !seen.insert(attribute.name).inserted {
-                throw .duplicateProperty(entity: entity.name, property: attribute.name)
-            }
-            byName[entity.name] = entity
+            guard !entity.name.isEmpty else { throw .invalidName(entity: "", property: nil) }
+            guard own[entity.name] == nil else { throw .duplicateEntity(entity.name) }
+            own[entity.name] = entity
         }
-        self.entities = entities
-        self.byName = byName
+        var classByName: [String: ManagedObject.Type] = [:]
+        for type in classes {
+            classByName[type.entityName] = type
+            classByName[String(describing: type)] = type
+        }
+        // Resolve parents first (and catch unknown parents and cycles).
+        var resolved: [String: EntityDescription] = [:]
+        func resolve(_ name: String, chain: [String]) throws(ModelError) -> EntityDescription {
+            if let done = resolved[name] { return done }
+            guard let entity = own[name] else { throw .unknownParentEntity(entity: chain.last ?? name, parent: name) }
+            if chain.contains(name) { throw .inheritanceCycle(chain + [name]) }
+            let parent = try entity.parentEntityName.map { parentName throws(ModelError) in
+                try resolve(parentName, chain: chain + [name])
+            }
+            let explicit = entity.managedObjectClass != ManagedObject.self ? entity.managedObjectClass : nil
+            let found = explicit ?? entity.managedObjectClassName.flatMap { classByName[$0] } ?? classByName[entity.name]
+            let result = EntityDescription(resolving: entity, parent: parent, resolvedClass: found)
+            resolved[name] = result
+            return result
+        }
+        for entity in entities { _ = try resolve(entity.name, chain: []) }
+
+        self.entities = entities.compactMap { resolved[$0.name] }
+        self.byName = resolved
+        self.configurations = configurations
+        self.fetchRequestTemplates = fetchRequestTemplates
+        self.versionIdentifiers = versionIdentifiers
+        self.versionName = versionName
+        var children: [String: [String]] = [:]
+        for entity in entities {
+            if let parent = entity.parentEntityName { children[parent, default: []].append(entity.name) }
+        }
+        self.children = children.mapValues { $0.sorted() }
         var numbers: [String: Int] = [:]
-        for (offset, name) in byName.keys.sorted().enumerated() { numbers[name] = offset + 1 }
+        var next = 1
+        func number(_ name: String) {
+            numbers[name] = next
+            next += 1
+            for child in children[name, default: []].sorted() { number(child) }
+        }
+        for root in entities.filter({ $0.parentEntityName == nil }).map(\.name).sorted() { number(root) }
         self.numbers = numbers
+        try validate()
     }
 
     /// The entities by name, as Core Data's `entitiesByName`.
@@ -37,21 +99,64 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     /// The entity number Core Data writes in `Z_ENT` for `entity`.
     public func entityNumber(of entity: EntityDescription) -> Int { numbers[entity.name] ?? 0 }
 
+    /// The direct sub-entities of `entity`, sorted by name.
+    public func subentities(of entity: EntityDescription) -> [EntityDescription] {
+        (children[entity.name] ?? []).compactMap { byName[$0] }
+    }
+
+    /// `entity` and all entities below it, depth first.
+    public func entityAndDescendants(of entity: EntityDescription) -> [EntityDescription] {
+        [entity] + subentities(of: entity).flatMap { entityAndDescendants(of: $0) }
+    }
+
+    /// The root of `entity`'s inheritance tree (the entity itself when it has no parent).
+    public func rootEntity(of entity: EntityDescription) -> EntityDescription {
+        var current = entity
+        while let parent = current.parentEntityName.flatMap({ byName[$0] }) { current = parent }
+        return current
+    }
+
+    /// The configuration named `name`, if any.
+    public func configuration(named name: String) -> ModelConfiguration? {
+        configurations.first { $0.name == name }
+    }
+
+    /// The fetch request template named `name`, if any.
+    public func fetchRequestTemplate(named name: String) -> FetchRequestTemplate? {
+        fetchRequestTemplates.first { $0.name == name }
+    }
+
     public var description: String { entities.map(\.description).joined(separator: "\n") }
 }
 
-/// Why a model cannot be built.
-public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// Two entities have the same name.
-    case duplicateEntity(String)
-    /// An entity declares two properties with the same name.
-    case duplicateProperty(entity: String, property: String)
+/// A named subset of a model's entities (Xcode's configuration), used to place entities in stores.
+public struct ModelConfiguration: Sendable, Hashable {
+    /// The configuration's name.
+    public var name: String
+    /// The names of its entities.
+    public var entityNames: [String]
 
-    public var description: String {
-        switch self {
-        case .duplicateEntity(let name): "The model declares entity '\(name)' more than once."
-        case let .duplicateProperty(entity, property):
-            "Entity '\(entity)' declares property '\(property)' more than once."
-        }
+    /// Creates a configuration.
+    public init(name: String, entityNames: [String]) {
+        self.name = name
+        self.entityNames = entityNames
+    }
+}
+
+/// A fetch request stored in the model: an entity and a predicate format string, which may contain
+/// `$VARIABLES` to substitute when it is used.
+public struct FetchRequestTemplate: Sendable, Hashable {
+    /// The template's name.
+    public var name: String
+    /// The entity it fetches.
+    public var entityName: String
+    /// The predicate as written in the model, or nil for all objects.
+    public var predicateFormat: String?
+
+    /// Creates a template.
+    public init(name: String, entityName: String, predicateFormat: String?) {
+        self.name = name
+        self.entityName = entityName
+        self.predicateFormat = predicateFormat
     }
 }

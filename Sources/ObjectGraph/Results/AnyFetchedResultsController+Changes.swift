@@ -23,7 +23,11 @@ extension AnyFetchedResultsController {
             placedKeys = [:]
             return
         }
-        let entityName = fetchRequest.entityName
+        let model = managedObjectContext.persistentStoreCoordinator?.managedObjectModel
+        let entityNames: Set<String> = fetchRequest.includesSubentities
+            ? Set(model?.entity(named: fetchRequest.entityName).map { model?.entityAndDescendants(of: $0) ?? [$0] }?
+                .map(\.name) ?? [fetchRequest.entityName])
+            : [fetchRequest.entityName]
         let predicate = fetchRequest.predicate
         func matches(_ object: ManagedObject) -> Bool {
             !object.isDeleted && (predicate?.evaluate { object.value(forKey: $0) } ?? true)
@@ -35,13 +39,13 @@ extension AnyFetchedResultsController {
         var updatedInPlace: [ManagedObject] = []
         var seen: Set<ObjectIdentifier> = []
 
-        for object in change.deletedObjects where object.entity.name == entityName {
+        for object in change.deletedObjects where entityNames.contains(object.entity.name) {
             if placedKeys[ObjectIdentifier(object)] != nil, seen.insert(ObjectIdentifier(object)).inserted {
                 removed.append(object)
             }
         }
         let changed = change.insertedObjects.union(change.updatedObjects).union(change.refreshedObjects)
-        for object in changed where object.entity.name == entityName {
+        for object in changed where entityNames.contains(object.entity.name) {
             guard seen.insert(ObjectIdentifier(object)).inserted else { continue }
             let placed = placedKeys[ObjectIdentifier(object)]
             switch (placed, matches(object)) {

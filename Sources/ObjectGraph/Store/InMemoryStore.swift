@@ -17,26 +17,34 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
     }
 
     let identifier: String
+    let model: ManagedObjectModel
     private let state = Mutex(State())
 
-    init(identifier: String) {
+    init(identifier: String, model: ManagedObjectModel) {
         self.identifier = identifier
+        self.model = model
     }
+
+    /// Rows are kept per root entity: a hierarchy shares one primary-key space, as in the SQLite store.
+    private func root(_ entity: EntityDescription) -> String { model.rootEntity(of: entity).name }
 
     func fetch(
         entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], limit: Int,
-        offset: Int
+        offset: Int, includesSubentities: Bool
     ) throws(ObjectGraphError) -> [RowSnapshot] {
+        let wanted = Set(includesSubentities ? model.entityAndDescendants(of: entity).map(\.name) : [entity.name])
+        let root = root(entity)
         for criterion in sortCriteria where entity.attribute(named: criterion.key) == nil {
             throw .unknownKey(entity: entity.name, key: criterion.key)
         }
         let ordering = RowOrdering(criteria: sortCriteria)
         var matches: [(keys: [AttributeValue], snapshot: RowSnapshot)] = []
         state.withLock { state in
-            for (key, row) in state.rows[entity.name] ?? [:] {
-                let read = { (name: String) in entity.attributeIndex(named: name).map { row.values[$0] } ?? .null }
+            for (key, row) in state.rows[root] ?? [:] where wanted.contains(row.entityName) {
+                let concrete = model.entity(named: row.entityName) ?? entity
+                let read = { (name: String) in concrete.attributeIndex(named: name).map { row.values[$0] } ?? .null }
                 if let predicate, !predicate.evaluate(read) { continue }
-                let id = ManagedObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key)
+                let id = ManagedObjectID(entityName: row.entityName, storeIdentifier: identifier, primaryKey: key)
                 matches.append((ordering.sortKeys(read), RowSnapshot(objectID: id, values: row.values, version: row.version)))
             }
         }
@@ -46,14 +54,17 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
         return matches[start..<end].map(\.snapshot)
     }
 
-    func count(entity: EntityDescription, predicate: FetchPredicate?) throws(ObjectGraphError) -> Int {
-        try fetch(entity: entity, predicate: predicate, sortCriteria: [], limit: 0, offset: 0).count
+    func count(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool)
+        throws(ObjectGraphError) -> Int
+    {
+        try fetch(entity: entity, predicate: predicate, sortCriteria: [], limit: 0, offset: 0,
+            includesSubentities: includesSubentities).count
     }
 
     func rows(for ids: [ManagedObjectID], entity: EntityDescription) throws(ObjectGraphError) -> [RowSnapshot] {
         state.withLock { state in
             ids.compactMap { id in
-                guard let key = id.primaryKey, let row = state.rows[entity.name]?[key] else { return nil }
+                guard let key = id.primaryKey, let row = state.rows[root(entity)]?[key] else { return nil }
                 return RowSnapshot(objectID: id, values: row.values, version: row.version)
             }
         }
@@ -64,14 +75,14 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
             // Check every expectation before changing anything: all or nothing.
             var conflicts: [MergeConflict] = []
             for update in request.updates {
-                let current = update.objectID.primaryKey.flatMap { state.rows[update.entity.name]?[$0] }
+                let current = update.objectID.primaryKey.flatMap { state.rows[root(update.entity)]?[$0] }
                 if current?.version != update.expectedVersion {
                     conflicts.append(MergeConflict(objectID: update.objectID, expectedVersion: update.expectedVersion,
                         storeVersion: current?.version ?? 0))
                 }
             }
             for delete in request.deletes {
-                let current = delete.objectID.primaryKey.flatMap { state.rows[delete.entity.name]?[$0] }
+                let current = delete.objectID.primaryKey.flatMap { state.rows[root(delete.entity)]?[$0] }
                 if current?.version != delete.expectedVersion {
                     conflicts.append(MergeConflict(objectID: delete.objectID, expectedVersion: delete.expectedVersion,
                         storeVersion: current?.version ?? 0))
@@ -81,9 +92,9 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
 
             var result = StoreSaveResult()
             for insert in request.inserts {
-                let key = (state.maxPrimaryKey[insert.entity.name] ?? 0) + 1
-                state.maxPrimaryKey[insert.entity.name] = key
-                state.rows[insert.entity.name, default: [:]][key] = Row(
+                let key = (state.maxPrimaryKey[root(insert.entity)] ?? 0) + 1
+                state.maxPrimaryKey[root(insert.entity)] = key
+                state.rows[root(insert.entity), default: [:]][key] = Row(
                     entityName: insert.entity.name, values: insert.values, version: 1)
                 let id = ManagedObjectID(entityName: insert.entity.name, storeIdentifier: identifier, primaryKey: key)
                 result.permanentIDs[insert.temporaryID] = id
@@ -92,13 +103,13 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
             for update in request.updates {
                 guard let key = update.objectID.primaryKey else { continue }
                 let version = update.expectedVersion + 1
-                state.rows[update.entity.name]?[key] = Row(
+                state.rows[root(update.entity)]?[key] = Row(
                     entityName: update.entity.name, values: update.values, version: version)
                 result.versions[update.objectID] = version
             }
             for delete in request.deletes {
                 guard let key = delete.objectID.primaryKey else { continue }
-                state.rows[delete.entity.name]?[key] = nil
+                state.rows[root(delete.entity)]?[key] = nil
             }
             return .success(result)
         }

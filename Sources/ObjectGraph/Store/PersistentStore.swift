@@ -19,12 +19,15 @@ public final class PersistentStore: Sendable, CustomStringConvertible {
     public let url: URL?
     /// The store's UUID (`Z_METADATA.Z_UUID` for SQLite), which permanent object IDs name.
     public let identifier: String
+    /// The store's metadata: type, UUID and the version hashes of the model it was written for.
+    public let metadata: StoreMetadata
     let backend: any StoreBackend
 
-    init(type: PersistentStoreType, url: URL?, identifier: String, backend: any StoreBackend) {
+    init(type: PersistentStoreType, url: URL?, identifier: String, metadata: StoreMetadata, backend: any StoreBackend) {
         self.type = type
         self.url = url
         self.identifier = identifier
+        self.metadata = metadata
         self.backend = backend
     }
 

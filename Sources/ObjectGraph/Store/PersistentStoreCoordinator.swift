@@ -45,7 +45,10 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         case .inMemory:
             let identifier = UUID().uuidString
             store = PersistentStore(type: type, url: nil, identifier: identifier,
-                backend: InMemoryStore(identifier: identifier))
+                metadata: StoreMetadata(storeType: type.rawValue, storeUUID: identifier,
+                    entityVersionHashes: managedObjectModel.entityVersionHashes,
+                    versionIdentifiers: managedObjectModel.versionIdentifiers.sorted()),
+                backend: InMemoryStore(identifier: identifier, model: managedObjectModel))
         case .sqlite:
             guard let url else { throw .notAnObjectGraphStore(path: "(none)", reason: "an SQLite store needs a file URL") }
             do {
@@ -55,10 +58,19 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                 throw .notAnObjectGraphStore(path: url.path, reason: "its folder cannot be created (\(error))")
             }
             let backend = try SQLiteStore(path: url.path, model: managedObjectModel)
-            store = PersistentStore(type: type, url: url, identifier: backend.identifier, backend: backend)
+            let metadata = backend.metadata ?? StoreMetadata(storeType: type.rawValue, storeUUID: backend.identifier,
+                entityVersionHashes: managedObjectModel.entityVersionHashes)
+            store = PersistentStore(type: type, url: url, identifier: backend.identifier, metadata: metadata,
+                backend: backend)
         }
         stores.withLock { $0.append(store) }
         return store
+    }
+
+    /// Reads the metadata of the SQLite store at `url` without opening it for use (Core Data's
+    /// `metadataForPersistentStore(ofType:at:)`): check `entityVersionHashes` against a model before adding it.
+    public static func metadataForPersistentStore(at url: URL) throws(ObjectGraphError) -> StoreMetadata {
+        try SQLiteStore.readMetadata(path: url.path)
     }
 
     /// The store that holds objects of `entity` (the first store; configurations come later).

@@ -40,12 +40,14 @@ struct StoreSaveResult: Sendable {
 /// The operations every store type offers the coordinator.
 protocol StoreBackend: AnyObject, Sendable {
     /// Rows of `entity` matching `predicate`, ordered by `sortCriteria` then primary key.
+    /// With `includesSubentities`, rows of sub-entities come back too (as their own entity).
     func fetch(
         entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], limit: Int,
-        offset: Int
+        offset: Int, includesSubentities: Bool
     ) throws(ObjectGraphError) -> [RowSnapshot]
-    /// The number of rows of `entity` matching `predicate`.
-    func count(entity: EntityDescription, predicate: FetchPredicate?) throws(ObjectGraphError) -> Int
+    /// The number of rows of `entity` (and, with `includesSubentities`, its sub-entities) matching `predicate`.
+    func count(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool)
+        throws(ObjectGraphError) -> Int
     /// The rows with these IDs that still exist.
     func rows(for ids: [ManagedObjectID], entity: EntityDescription) throws(ObjectGraphError) -> [RowSnapshot]
     /// Applies all changes in one transaction, or none of them.

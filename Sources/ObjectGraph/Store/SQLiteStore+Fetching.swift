@@ -3,10 +3,10 @@ import SQLiteStorage
 extension SQLiteStore {
     func fetch(
         entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], limit: Int,
-        offset: Int
+        offset: Int, includesSubentities: Bool
     ) throws(ObjectGraphError) -> [RowSnapshot] {
         let layout = try layout(of: entity)
-        var (sql, bindings) = try whereClause(layout, predicate)
+        var (sql, bindings) = try whereClause(layout, predicate, includesSubentities: includesSubentities)
         sql = "SELECT \(layout.selectList) FROM \(layout.tableName)" + sql
         sql += " ORDER BY " + (try sortCriteria.map { criterion throws(ObjectGraphError) in
             try orderTerm(layout, criterion)
@@ -23,16 +23,19 @@ extension SQLiteStore {
                 try statement.bind(bindings.map(\.sqliteValue))
                 var rows: [RowSnapshot] = []
                 while try statement.step() {
-                    rows.append(layout.snapshot(from: statement, storeIdentifier: storeIdentifier))
+                    let concrete = self.layout(forEntityNumber: Int(statement.int64(at: 1))) ?? layout
+                    rows.append(concrete.snapshot(from: statement, storeIdentifier: storeIdentifier))
                 }
                 return rows
             }
         }
     }
 
-    func count(entity: EntityDescription, predicate: FetchPredicate?) throws(ObjectGraphError) -> Int {
+    func count(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool)
+        throws(ObjectGraphError) -> Int
+    {
         let layout = try layout(of: entity)
-        let (clause, bindings) = try whereClause(layout, predicate)
+        let (clause, bindings) = try whereClause(layout, predicate, includesSubentities: includesSubentities)
         let sql = "SELECT count(*) FROM \(layout.tableName)" + clause
         return try withReader { connection throws(ObjectGraphError) in
             try sqlite {
@@ -58,7 +61,8 @@ extension SQLiteStore {
                         "SELECT \(layout.selectList) FROM \(layout.tableName) WHERE Z_PK IN (\(marks))")
                     try statement.bind(chunk.map { .integer($0) })
                     while try statement.step() {
-                        rows.append(layout.snapshot(from: statement, storeIdentifier: storeIdentifier))
+                        let concrete = self.layout(forEntityNumber: Int(statement.int64(at: 1))) ?? layout
+                        rows.append(concrete.snapshot(from: statement, storeIdentifier: storeIdentifier))
                     }
                 }
                 return rows
@@ -66,11 +70,14 @@ extension SQLiteStore {
         }
     }
 
-    /// ` WHERE Z_ENT = n [AND (predicate)]` with its bound values.
-    private func whereClause(_ layout: TableLayout, _ predicate: FetchPredicate?) throws(ObjectGraphError) -> (
-        String, [AttributeValue]
-    ) {
-        var sql = " WHERE Z_ENT = \(layout.entityNumber)"
+    /// ` WHERE Z_ENT IN (…) [AND (predicate)]` with its bound values.
+    private func whereClause(_ layout: TableLayout, _ predicate: FetchPredicate?, includesSubentities: Bool)
+        throws(ObjectGraphError) -> (String, [AttributeValue])
+    {
+        let numbers = includesSubentities ? layout.entityNumbersWithDescendants : [layout.entityNumber]
+        var sql = numbers.count == 1
+            ? " WHERE Z_ENT = \(layout.entityNumber)"
+            : " WHERE Z_ENT IN (" + numbers.map(String.init).joined(separator: ", ") + ")"
         var bindings: [AttributeValue] = []
         if let predicate {
             do {

@@ -57,9 +57,10 @@ extension SQLiteStore {
         _ result: inout StoreSaveResult
     ) throws {
         guard !inserts.isEmpty else { return }
+        // Primary keys come from the root entity's row: a hierarchy shares one key space.
         var firstKey: [String: Int64] = [:]
         var counts: [String: Int64] = [:]
-        for insert in inserts { counts[insert.entity.name, default: 0] += 1 }
+        for insert in inserts { counts[model.rootEntity(of: insert.entity).name, default: 0] += 1 }
         for (name, count) in counts {
             guard let entity = model.entity(named: name) else { continue }
             let number = Int64(model.entityNumber(of: entity))
@@ -74,8 +75,9 @@ extension SQLiteStore {
         }
         for insert in inserts {
             let layout = try layout(of: insert.entity)
-            let key = firstKey[insert.entity.name, default: 1]
-            firstKey[insert.entity.name] = key + 1
+            let root = model.rootEntity(of: insert.entity).name
+            let key = firstKey[root, default: 1]
+            firstKey[root] = key + 1
             let statement = try connection.cachedStatement(layout.insertSQL)
             try statement.bind(int64: key, at: 1)
             try statement.bind(int64: Int64(layout.entityNumber), at: 2)

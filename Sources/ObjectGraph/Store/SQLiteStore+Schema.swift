@@ -32,33 +32,58 @@ extension SQLiteStore {
                 "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
             try connection.execute("CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
             try connection.execute("CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)")
-            for entity in model.entities.sorted(by: { $0.name < $1.name }) {
+            for entity in model.entities.sorted(by: { model.entityNumber(of: $0) < model.entityNumber(of: $1) }) {
                 let layout = try layout(of: entity)
-                try connection.execute(layout.createTableSQL)
-                try connection.execute(
-                    "CREATE INDEX \(layout.tableName)_Z_ENT_INDEX ON \(layout.tableName) (Z_ENT)")
-                try connection.prepare("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, 0, 0)")
-                    .run([.integer(Int64(layout.entityNumber)), .text(entity.name)])
+                if entity.parentEntityName == nil {
+                    for statement in schemaStatements(forRoot: layout) { try connection.execute(statement) }
+                }
+                let parentNumber = entity.parentEntityName.flatMap(model.entity(named:)).map(model.entityNumber(of:)) ?? 0
+                try connection.prepare("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)")
+                    .run([.integer(Int64(layout.entityNumber)), .text(entity.name), .integer(Int64(parentNumber))])
+                for index in entity.fetchIndexes {
+                    try connection.execute(indexStatement(layout, name: "Z_\(entity.name)_\(index.name)", unique: false,
+                        elements: index.elements.map { ($0.property, $0.ascending) }))
+                }
+                for constraint in entity.uniquenessConstraints where !constraint.isEmpty {
+                    try connection.execute(indexStatement(layout,
+                        name: "Z_\(entity.name)_UNIQUE_" + constraint.joined(separator: "_"), unique: true,
+                        elements: constraint.map { ($0, true) }))
+                }
             }
             try connection.prepare("INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)")
-                .run([.text(uuid), .blob([UInt8](try metadataPlist()))])
+                .run([.text(uuid), .blob([UInt8](try StoreMetadata(storeType: "SQLite", storeUUID: uuid,
+                    entityVersionHashes: model.entityVersionHashes,
+                    versionIdentifiers: model.versionIdentifiers.sorted(),
+                    frameworkVersion: Self.frameworkVersion).propertyList()))])
         }
         return uuid
     }
 
-    /// The metadata dictionary Core Data keeps in `Z_METADATA.Z_PLIST`, as a binary property list.
-    ///
-    /// Entity version hashes (`NSStoreModelVersionHashes`) are not written yet: they arrive with the model
-    /// layer's version hashing, and an existing store is checked against the model's tables meanwhile.
-    private func metadataPlist() throws -> Data {
-        let metadata: [String: Any] = [
-            "NSStoreType": "SQLite",
-            "NSPersistenceFrameworkVersion": Self.frameworkVersion,
-            "NSStoreModelVersionHashesVersion": 3,
-            "NSStoreModelVersionIdentifiers": [String](),
-            "_NSAutoVacuumLevel": "2",
-        ]
-        return try PropertyListSerialization.data(fromPropertyList: metadata, format: .binary, options: 0)
+    /// The table of a hierarchy's root, its `Z_ENT` index, and an index per to-one foreign key.
+    private func schemaStatements(forRoot layout: TableLayout) -> [String] {
+        var statements = [layout.createTableSQL,
+            "CREATE INDEX \(layout.tableName)_Z_ENT_INDEX ON \(layout.tableName) (Z_ENT)"]
+        let attributeColumns = Set(model.entityAndDescendants(of: layout.entity).flatMap {
+            $0.attributes.filter { !$0.isTransient }.map(\.columnName)
+        })
+        for column in layout.tableColumns where column.sqlType == "INTEGER" && !attributeColumns.contains(column.name) {
+            statements.append(
+                "CREATE INDEX \(layout.tableName)_\(column.name)_INDEX ON \(layout.tableName) (\(column.name))")
+        }
+        return statements
+    }
+
+    /// A fetch index or uniqueness constraint, written as Core Data writes it; relationship and unknown
+    /// names are skipped (the model checked them).
+    private func indexStatement(
+        _ layout: TableLayout, name: String, unique: Bool, elements: [(property: String, ascending: Bool)]
+    ) -> String {
+        let columns = elements.compactMap { element in
+            layout.column(forKey: element.property).map { "\($0) COLLATE BINARY \(element.ascending ? "ASC" : "DESC")" }
+        }
+        guard !columns.isEmpty else { return "SELECT 1" }
+        return "CREATE \(unique ? "UNIQUE " : "")INDEX \(SQLiteConnection.quoteIdentifier(name)) ON "
+            + "\(layout.tableName) (" + columns.joined(separator: ", ") + ")"
     }
 
     /// Checks that every entity's table and columns exist, and reads the store UUID.
@@ -66,6 +91,22 @@ extension SQLiteStore {
         guard case .text(let uuid)? = try connection.scalar("SELECT Z_UUID FROM Z_METADATA WHERE Z_VERSION = 1") else {
             throw ObjectGraphError.notAnObjectGraphStore(path: path, reason: "Z_METADATA has no store UUID")
         }
+        if case .blob(let bytes)? = try connection.scalar("SELECT Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1"),
+            let metadata = StoreMetadata(propertyList: Data(bytes), storeUUID: uuid),
+            !metadata.entityVersionHashes.isEmpty
+        {
+            self.metadata = metadata
+            let expected = model.entityVersionHashes
+            let changed = Set(expected.keys).union(metadata.entityVersionHashes.keys)
+                .filter { expected[$0] != metadata.entityVersionHashes[$0] }.sorted()
+            if !changed.isEmpty {
+                throw ObjectGraphError.incompatibleStore(path: path,
+                    reason: "the version hashes of entities \(changed.joined(separator: ", ")) differ from the "
+                        + "model's (the model changed since the store was written; migration is not available yet)")
+            }
+            return uuid
+        }
+        // Stores written before version hashes: check the tables instead.
         for entity in model.entities {
             let layout = try layout(of: entity)
             guard try connection.tableExists(layout.tableName) else {
@@ -73,7 +114,7 @@ extension SQLiteStore {
                     path: path, reason: "entity \(entity.name) has no table \(layout.tableName)")
             }
             let present = Set(try connection.columnNames(ofTable: layout.tableName))
-            for column in ["Z_PK", "Z_ENT", "Z_OPT"] + layout.columns.map(\.name) where !present.contains(column) {
+            for column in ["Z_PK", "Z_ENT", "Z_OPT"] + layout.tableColumns.map(\.name) where !present.contains(column) {
                 throw ObjectGraphError.incompatibleStore(
                     path: path, reason: "table \(layout.tableName) has no column \(column) for entity \(entity.name)")
             }

@@ -11,7 +11,10 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
     let path: String
     let model: ManagedObjectModel
     private(set) var identifier: String = ""
+    /// What `Z_METADATA` says (set when the store is opened or created).
+    var metadata: StoreMetadata?
     private var layouts: [String: TableLayout] = [:]
+    private var layoutsByNumber: [Int: TableLayout] = [:]
     private let writer: Mutex<SQLiteConnection>
     private let readers = Mutex<[SQLiteConnection]>([])
     private static let maximumIdleReaders = 4
@@ -37,10 +40,36 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
         } catch {
             throw Self.openError(error, path: path)
         }
-        layouts = Dictionary(uniqueKeysWithValues: model.entities.map {
-            ($0.name, TableLayout(entity: $0, entityNumber: model.entityNumber(of: $0)))
-        })
+        layouts = TableLayout.layouts(for: model)
+        layoutsByNumber = Dictionary(uniqueKeysWithValues: layouts.values.map { ($0.entityNumber, $0) })
         identifier = try prepareSchema(connection)
+        if metadata == nil {
+            metadata = StoreMetadata(storeType: "SQLite", storeUUID: identifier,
+                entityVersionHashes: model.entityVersionHashes, versionIdentifiers: model.versionIdentifiers.sorted())
+        }
+    }
+
+    /// Reads a store file's metadata without checking it against any model.
+    ///
+    /// - Throws: ``ObjectGraphError/notAnObjectGraphStore(path:reason:)`` when the file has no `Z_METADATA`.
+    static func readMetadata(path: String) throws(ObjectGraphError) -> StoreMetadata {
+        do {
+            let connection = try SQLiteConnection(path: path, mode: .readOnly)
+            defer { connection.close() }
+            guard try connection.tableExists("Z_METADATA"),
+                case .text(let uuid)? = try connection.scalar("SELECT Z_UUID FROM Z_METADATA WHERE Z_VERSION = 1")
+            else { throw ObjectGraphError.notAnObjectGraphStore(path: path, reason: "it has no Z_METADATA row") }
+            guard case .blob(let bytes)? = try connection.scalar("SELECT Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1"),
+                let metadata = StoreMetadata(propertyList: Data(bytes), storeUUID: uuid)
+            else { throw ObjectGraphError.notAnObjectGraphStore(path: path, reason: "its Z_METADATA plist is unreadable") }
+            return metadata
+        } catch let error as ObjectGraphError {
+            throw error
+        } catch let error as SQLiteError {
+            throw openError(error, path: path)
+        } catch {
+            throw .notAnObjectGraphStore(path: path, reason: "\(error)")
+        }
     }
 
     /// A "file is not a database" from SQLite is a not-a-store error; anything else stays an SQLite error.
@@ -72,6 +101,9 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
         guard let layout = layouts[entity.name] else { throw .unknownEntity(entity.name) }
         return layout
     }
+
+    /// The layout of the entity whose `Z_ENT` is `number`, if the model has one.
+    func layout(forEntityNumber number: Int) -> TableLayout? { layoutsByNumber[number] }
 
     /// Runs `body` on the writer connection, one caller at a time.
     func withWriter<T: Sendable>(_ body: (SQLiteConnection) throws(ObjectGraphError) -> T) throws(ObjectGraphError) -> T {

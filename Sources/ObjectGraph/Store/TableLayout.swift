@@ -1,35 +1,37 @@
 import SQLiteStorage
 
-/// How one entity maps onto its SQLite table, following Core Data's layout: table `Z<ENTITY>`, columns
-/// `Z_PK`, `Z_ENT`, `Z_OPT`, then `Z<ATTRIBUTE>` columns grouped integers, reals, text, blobs.
+/// How one entity maps onto SQLite, following Core Data's layout: every entity of an inheritance tree
+/// lives in its root's table `Z<ROOT>`, told apart by `Z_ENT`; the table has `Z_PK`, `Z_ENT`, `Z_OPT`, then
+/// the stored attributes of the whole tree and a foreign-key column per to-one relationship, grouped
+/// integers, reals, text, blobs.
 struct TableLayout: Sendable {
-    let entity: EntityDescription
-    let entityNumber: Int
-    /// Persistent attributes in column order, with their column names.
-    let columns: [(attributeIndex: Int, name: String)]
-
-    init(entity: EntityDescription, entityNumber: Int) {
-        self.entity = entity
-        self.entityNumber = entityNumber
-        let persistent = entity.persistentAttributeIndexes.enumerated().map { (order: $0.offset, index: $0.element) }
-        columns = persistent.sorted { lhs, rhs in
-            let lhsGroup = entity.attributes[lhs.index].attributeType.columnGroup
-            let rhsGroup = entity.attributes[rhs.index].attributeType.columnGroup
-            return lhsGroup != rhsGroup ? lhsGroup < rhsGroup : lhs.order < rhs.order
-        }.map { ($0.index, entity.attributes[$0.index].columnName) }
+    /// One column of the root table.
+    struct Column: Sendable {
+        let name: String
+        let sqlType: String
     }
 
-    var tableName: String { entity.tableName }
+    /// The entity this layout reads and writes.
+    let entity: EntityDescription
+    let entityNumber: Int
+    /// The root table's name.
+    let tableName: String
+    /// Every column of the root table after `Z_PK, Z_ENT, Z_OPT`, in table order.
+    let tableColumns: [Column]
+    /// The entity's stored attributes: attribute index → position in ``tableColumns``.
+    let columns: [(attributeIndex: Int, name: String, position: Int)]
+    /// `Z_ENT` numbers of this entity and its descendants (what a fetch with sub-entities reads).
+    let entityNumbersWithDescendants: [Int]
+
+    /// The select list a fetch reads: `Z_PK, Z_ENT, Z_OPT`, then every table column.
+    var selectList: String { (["Z_PK", "Z_ENT", "Z_OPT"] + tableColumns.map(\.name)).joined(separator: ", ") }
 
     /// `CREATE TABLE`, written as Core Data writes it.
     var createTableSQL: String {
         let definitions = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
-            + columns.map { "\($0.name) \(entity.attributes[$0.attributeIndex].attributeType.sqlColumnType)" }
+            + tableColumns.map { "\($0.name) \($0.sqlType)" }
         return "CREATE TABLE \(tableName) ( " + definitions.joined(separator: ", ") + " )"
     }
-
-    /// The select list a fetch reads: `Z_PK, Z_OPT`, then the attribute columns.
-    var selectList: String { (["Z_PK", "Z_OPT"] + columns.map(\.name)).joined(separator: ", ") }
 
     var insertSQL: String {
         let names = ["Z_PK", "Z_ENT", "Z_OPT"] + columns.map(\.name)
@@ -46,18 +48,78 @@ struct TableLayout: Sendable {
 
     /// The column for an attribute key, for predicates and sort criteria; nil for unknown or transient keys.
     func column(forKey key: String) -> String? {
-        guard let index = entity.attributeIndex(named: key), !entity.attributes[index].isTransient else { return nil }
-        return entity.attributes[index].columnName
+        guard let index = entity.attributeIndex(named: key) else { return nil }
+        return columns.first { $0.attributeIndex == index }?.name
     }
 
-    /// Reads one row (`Z_PK, Z_OPT, columns…`) from a statement positioned on it.
+    /// Reads one row (`Z_PK, Z_ENT, Z_OPT, table columns…`) for this (concrete) entity.
     func snapshot(from statement: SQLiteStatement, storeIdentifier: String) -> RowSnapshot {
         var values = [AttributeValue](repeating: .null, count: entity.attributes.count)
-        for (offset, column) in columns.enumerated() {
+        for column in columns {
             let type = entity.attributes[column.attributeIndex].attributeType
-            values[column.attributeIndex] = AttributeValue(sqliteValue: statement.value(at: Int32(offset + 2)), type: type)
+            values[column.attributeIndex] = AttributeValue(
+                sqliteValue: statement.value(at: Int32(column.position + 3)), type: type)
         }
         let id = ManagedObjectID(entityName: entity.name, storeIdentifier: storeIdentifier, primaryKey: statement.int64(at: 0))
-        return RowSnapshot(objectID: id, values: values, version: statement.int64(at: 1))
+        return RowSnapshot(objectID: id, values: values, version: statement.int64(at: 2))
+    }
+}
+
+extension TableLayout {
+    /// The layouts of every entity of `model`, keyed by entity name.
+    static func layouts(for model: ManagedObjectModel) -> [String: TableLayout] {
+        var result: [String: TableLayout] = [:]
+        for root in model.entities where root.parentEntityName == nil {
+            let tree = model.entityAndDescendants(of: root)
+            // Columns of the whole tree: an attribute inherited by sub-entities is one column; a name that
+            // two unrelated entities of the tree declare gets a numeric suffix, as Core Data does.
+            var byOwner: [String: [String: Int]] = [:]  // entity → attribute name → column position
+            var drafts: [(column: Column, group: Int, order: Int)] = []
+            var usedNames: Set<String> = []
+            for (treeOrder, entity) in tree.enumerated() {
+                var positions = entity.parentEntityName.flatMap { byOwner[$0] } ?? [:]
+                for attribute in entity.ownAttributes where !attribute.isTransient {
+                    var name = attribute.columnName
+                    var suffix = 1
+                    while usedNames.contains(name) {
+                        name = attribute.columnName + String(suffix)
+                        suffix += 1
+                    }
+                    usedNames.insert(name)
+                    positions[attribute.name] = drafts.count
+                    drafts.append((Column(name: name, sqlType: attribute.attributeType.sqlColumnType),
+                        attribute.attributeType.columnGroup, treeOrder))
+                }
+                for relationship in entity.ownRelationships where !relationship.isToMany && !relationship.isTransient {
+                    var name = "Z" + relationship.name.uppercased()
+                    while usedNames.contains(name) { name += "1" }
+                    usedNames.insert(name)
+                    drafts.append((Column(name: name, sqlType: "INTEGER"), 0, treeOrder))
+                }
+                byOwner[entity.name] = positions
+            }
+            // Core Data's grouping: integers, reals, text, blobs; inside a group, root first, then sub-entities.
+            let order = drafts.indices.sorted {
+                (drafts[$0].group, drafts[$0].order, $0) < (drafts[$1].group, drafts[$1].order, $1)
+            }
+            var finalPosition = [Int](repeating: 0, count: drafts.count)
+            for (position, draftIndex) in order.enumerated() { finalPosition[draftIndex] = position }
+            let tableColumns = order.map { drafts[$0].column }
+            for entity in tree {
+                let positions = byOwner[entity.name] ?? [:]
+                let columns = entity.attributes.indices.compactMap { index -> (Int, String, Int)? in
+                    guard !entity.attributes[index].isTransient,
+                        let draft = positions[entity.attributes[index].name]
+                    else { return nil }
+                    let position = finalPosition[draft]
+                    return (index, tableColumns[position].name, position)
+                }
+                result[entity.name] = TableLayout(
+                    entity: entity, entityNumber: model.entityNumber(of: entity), tableName: root.tableName,
+                    tableColumns: tableColumns, columns: columns,
+                    entityNumbersWithDescendants: model.entityAndDescendants(of: entity).map(model.entityNumber(of:)))
+            }
+        }
+        return result
     }
 }

@@ -1,0 +1,20 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// libFuzzer targets for ObjectGraph, kept out of the main package: an executable built with
+// `-sanitize=fuzzer` has no ordinary `main`, which would break a plain `swift build` there.
+// See README.md for the commands.
+let package = Package(
+    name: "ObjectGraphFuzz",
+    dependencies: [
+        .package(name: "ObjectGraph", path: "..")
+    ],
+    targets: [
+        // Feeds bytes to ManagedObjectModel.load(xml:source:) — libxml2 parsing plus the Core Data decoder.
+        .executableTarget(
+            name: "FuzzModelLoader",
+            dependencies: [.product(name: "ObjectGraph", package: "ObjectGraph")]
+        )
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,45 @@
+import Foundation
+
+extension AttributeDescription {
+    /// Whether `value` is of a kind this attribute can hold (nil always is; optionality is checked at save).
+    public func accepts(_ value: AttributeValue) -> Bool {
+        switch (attributeType, value) {
+        case (_, .null), (.undefined, _): return true
+        case (.integer16, .integer(let number)): return Int16(exactly: number) != nil
+        case (.integer32, .integer(let number)): return Int32(exactly: number) != nil
+        case (.integer64, .integer): return true
+        case (.decimal, .decimal), (.decimal, .integer), (.decimal, .double): return true
+        case (.double, .double), (.double, .integer), (.float, .double), (.float, .integer): return true
+        case (.string, .string): return true
+        case (.boolean, .boolean): return true
+        case (.boolean, .integer(let number)): return number == 0 || number == 1
+        case (.date, .date): return true
+        case (.binary, .binary), (.transformable, .binary): return true
+        case (.uuid, .uuid): return true
+        case (.uri, .uri): return true
+        default: return false
+        }
+    }
+
+    /// Checks `value` against the attribute's type, optionality and validation rules, as Core Data's
+    /// `validateValue(_:forKey:)` does; returns why it fails, or nil when it is valid.
+    func validationFailureReason(for value: AttributeValue) -> String? {
+        guard accepts(value) else { return "\(value) is not a valid \(attributeType) value" }
+        if value.isNull { return isOptional || isTransient ? nil : "a value is required" }
+        let measured: AttributeValue
+        switch value {
+        case .string(let text): measured = .integer(Int64(text.count))
+        case .binary(let data): measured = .integer(Int64(data.count))
+        default: measured = value
+        }
+        if let minimum, measured.storeOrder(comparedTo: minimum) < 0 { return "\(value) is below the minimum \(minimum)" }
+        if let maximum, measured.storeOrder(comparedTo: maximum) > 0 { return "\(value) is above the maximum \(maximum)" }
+        if let pattern = regularExpression, case .string(let text) = value {
+            guard let expression = try? NSRegularExpression(pattern: pattern) else { return nil }
+            let range = NSRange(text.startIndex..., in: text)
+            let match = expression.firstMatch(in: text, options: [.anchored], range: range)
+            if match?.range != range { return "\"\(text)\" does not match /\(pattern)/" }
+        }
+        return nil
+    }
+}

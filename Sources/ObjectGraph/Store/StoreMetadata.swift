@@ -1,0 +1,56 @@
+import Foundation
+
+/// What a store says about itself: the counterpart of Core Data's store metadata dictionary
+/// (`NSStoreType`, `NSStoreUUID`, `NSStoreModelVersionHashes`, …), read without opening the store for use.
+public struct StoreMetadata: Sendable, Hashable {
+    /// `"SQLite"` or `"InMemory"`.
+    public var storeType: String
+    /// The store's UUID.
+    public var storeUUID: String
+    /// The entity version hashes of the model the store was written for, by entity name.
+    public var entityVersionHashes: [String: Data]
+    /// The version identifiers of that model.
+    public var versionIdentifiers: [String]
+    /// The framework version that wrote the store.
+    public var frameworkVersion: Int
+
+    /// Creates metadata.
+    public init(
+        storeType: String, storeUUID: String, entityVersionHashes: [String: Data], versionIdentifiers: [String] = [],
+        frameworkVersion: Int = 1
+    ) {
+        self.storeType = storeType
+        self.storeUUID = storeUUID
+        self.entityVersionHashes = entityVersionHashes
+        self.versionIdentifiers = versionIdentifiers
+        self.frameworkVersion = frameworkVersion
+    }
+
+    /// The version hash of the model the store was written for (see ``ManagedObjectModel/versionHash``).
+    public var modelVersionHash: Data { ManagedObjectModel.versionHash(ofEntityHashes: entityVersionHashes) }
+
+    /// The binary property list kept in `Z_METADATA.Z_PLIST` (the UUID lives in `Z_UUID`, as in Core Data).
+    func propertyList() throws -> Data {
+        let dictionary: [String: Any] = [
+            "NSStoreType": storeType,
+            "NSPersistenceFrameworkVersion": frameworkVersion,
+            "NSStoreModelVersionHashes": entityVersionHashes,
+            "NSStoreModelVersionHashesVersion": 3,
+            "NSStoreModelVersionIdentifiers": versionIdentifiers,
+            "_NSAutoVacuumLevel": "2",
+        ]
+        return try PropertyListSerialization.data(fromPropertyList: dictionary, format: .binary, options: 0)
+    }
+
+    /// Reads the property list of `Z_METADATA`; nil when it is not a dictionary.
+    init?(propertyList data: Data, storeUUID: String) {
+        guard let plist = try? PropertyListSerialization.propertyList(from: data, format: nil),
+            let dictionary = plist as? [String: Any]
+        else { return nil }
+        self.storeUUID = storeUUID
+        storeType = dictionary["NSStoreType"] as? String ?? "SQLite"
+        entityVersionHashes = dictionary["NSStoreModelVersionHashes"] as? [String: Data] ?? [:]
+        versionIdentifiers = dictionary["NSStoreModelVersionIdentifiers"] as? [String] ?? []
+        frameworkVersion = dictionary["NSPersistenceFrameworkVersion"] as? Int ?? 0
+    }
+}

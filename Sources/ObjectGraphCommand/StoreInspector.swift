@@ -1,0 +1,137 @@
+import Foundation
+import ObjectGraph
+
+/// What `store-info` reports about a store and a model.
+struct StoreReport {
+    /// One entity as the store or the model knows it.
+    struct EntityLine: Equatable {
+        var name: String
+        /// The hash in the store's metadata, if the store knows the entity.
+        var storeHash: Data?
+        /// The hash the model computes, if the model has the entity.
+        var modelHash: Data?
+        /// Rows whose entity is exactly this one (not a sub-entity); nil when the store was not opened.
+        var rows: Int?
+    }
+
+    var storePath: String
+    var metadata: StoreMetadata
+    var modelPath: String
+    var modelVersionHash: Data
+    var matches: Bool
+    var entities: [EntityLine]
+    /// Why rows could not be counted, when they could not.
+    var countProblem: String?
+
+    /// The report as text.
+    func rendered() -> String {
+        var lines = [
+            "Store:               \(storePath)",
+            "Store type:          \(metadata.storeType)",
+            "Store UUID:          \(metadata.storeUUID)",
+            "Model:               \(modelPath)",
+            "Model version hash:  \(modelVersionHash.hexString)",
+        ]
+        lines.append(
+            matches
+                ? "Matches the model:   yes"
+                : "Matches the model:   NO — the store was written for a different model (entities marked below differ)")
+        lines.append("")
+        var rows: [[String]] = []
+        for entity in entities {
+            let note: String
+            switch (entity.storeHash, entity.modelHash) {
+            case (nil, _): note = "only in the model"
+            case (_, nil): note = "only in the store"
+            case let (store?, model?) where store != model: note = "differs: the model's is \(model.hexString)"
+            default: note = ""
+            }
+            rows.append([entity.name, entity.rows.map(String.init) ?? "-",
+                (entity.storeHash ?? entity.modelHash)?.hexString ?? "", note])
+        }
+        let hasNotes = rows.contains { !$0[3].isEmpty }
+        var table = TextTable(headers: ["Entity", "Rows", "Version hash"] + (hasNotes ? ["Note"] : []),
+            alignments: [.left, .right, .left, .left])
+        table.rows = hasNotes ? rows : rows.map { Array($0.prefix(3)) }
+        lines.append(table.rendered())
+        if let countProblem { lines += ["", "Rows were not counted: \(countProblem)"] }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// Reads a store's metadata, compares it with a model, and counts rows per entity when they match.
+enum StoreInspector {
+    /// Inspects the store at `storeURL` against `model`.
+    ///
+    /// The metadata is read without the model, so it is shown even when the model does not fit.
+    ///
+    /// - Throws: ``CommandFailure`` when the file is missing or is not a store.
+    static func inspect(storeURL: URL, model: ManagedObjectModel, modelPath: String) throws(CommandFailure)
+        -> StoreReport
+    {
+        guard FileManager.default.fileExists(atPath: storeURL.path) else {
+            throw CommandFailure("cannot read the store \(storeURL.path): no such file")
+        }
+        let metadata: StoreMetadata
+        do {
+            metadata = try PersistentStoreCoordinator.metadataForPersistentStore(at: storeURL)
+        } catch {
+            throw CommandFailure("cannot read the store \(storeURL.path): \(error)")
+        }
+        let modelHashes = model.entityVersionHashes
+        let matches = model.isConfiguration(compatibleWithVersionHashes: metadata.entityVersionHashes)
+        let names = Set(modelHashes.keys).union(metadata.entityVersionHashes.keys).sorted()
+        var entities = names.map {
+            StoreReport.EntityLine(name: $0, storeHash: metadata.entityVersionHashes[$0], modelHash: modelHashes[$0])
+        }
+        var countProblem: String?
+        if matches {
+            do throws(CommandFailure) {
+                let counts = try rowCounts(storeURL: storeURL, model: model)
+                for index in entities.indices { entities[index].rows = counts[entities[index].name] }
+            } catch {
+                countProblem = error.description
+            }
+        } else {
+            countProblem = "the store does not match the model"
+        }
+        return StoreReport(storePath: storeURL.path, metadata: metadata, modelPath: modelPath,
+            modelVersionHash: model.versionHash, matches: matches, entities: entities, countProblem: countProblem)
+    }
+
+    /// Rows per entity: objects of the entity itself, without those of its sub-entities.
+    static func rowCounts(storeURL: URL, model: ManagedObjectModel) throws(CommandFailure) -> [String: Int] {
+        let context = try StoreOpener.openContext(model: model, storeURL: storeURL, creating: false)
+        let result: Result<[String: Int], ObjectGraphError> = context.performAndWait {
+            do throws(ObjectGraphError) {
+                var withDescendants: [String: Int] = [:]
+                for entity in model.entities {
+                    withDescendants[entity.name] = try context.count(for: FetchRequest(entityName: entity.name))
+                }
+                var own: [String: Int] = [:]
+                for entity in model.entities {
+                    let children = model.subentities(of: entity).reduce(0) { $0 + (withDescendants[$1.name] ?? 0) }
+                    own[entity.name] = (withDescendants[entity.name] ?? 0) - children
+                }
+                return .success(own)
+            } catch {
+                return .failure(error)
+            }
+        }
+        do {
+            return try result.get()
+        } catch {
+            throw CommandFailure("counting rows in \(storeURL.path) failed: \(error)")
+        }
+    }
+}
+
+extension Data {
+    /// The bytes as lower-case hexadecimal.
+    var hexString: String {
+        map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 0x10 ? "0" + hex : hex
+        }.joined()
+    }
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import ObjectGraph
+
+/// The `--model M --store S` pair every command that opens a store takes.
+struct StoreOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The model file (.xcdatamodeld or .xcdatamodel).", valueName: "model"))
+    var model: String
+
+    @Option(name: .long, help: ArgumentHelp("The SQLite store file.", valueName: "store"))
+    var store: String
+
+    /// The store file's URL.
+    var storeURL: URL { URL(fileURLWithPath: store) }
+
+    /// Loads the model.
+    func loadModel() throws(CommandFailure) -> ManagedObjectModel {
+        try ModelFile.load(model)
+    }
+
+    /// Opens the store for `model` and returns a private-queue context on it.
+    ///
+    /// - Parameter creating: whether a missing store file is created (import) or an error (query).
+    func openContext(model: ManagedObjectModel, creating: Bool) throws(CommandFailure) -> ManagedObjectContext {
+        try StoreOpener.openContext(model: model, storeURL: storeURL, creating: creating)
+    }
+}
+
+/// Opening a store file for a model, with the tool's error messages.
+enum StoreOpener {
+    /// Adds the SQLite store at `storeURL` to a new coordinator for `model` and returns a private-queue
+    /// context attached to it.
+    ///
+    /// - Throws: ``CommandFailure`` when the file is missing (unless `creating`), is not a store, or was
+    ///   written for another model.
+    static func openContext(model: ManagedObjectModel, storeURL: URL, creating: Bool) throws(CommandFailure)
+        -> ManagedObjectContext
+    {
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: storeURL.path, isDirectory: &isDirectory)
+        if isDirectory.boolValue {
+            throw CommandFailure("cannot open the store \(storeURL.path): it is a directory")
+        }
+        if !exists && !creating {
+            throw CommandFailure("cannot open the store \(storeURL.path): no such file")
+        }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        do {
+            try coordinator.addPersistentStore(ofType: .sqlite, at: storeURL)
+        } catch {
+            throw CommandFailure("cannot open the store \(storeURL.path): \(error)")
+        }
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.name = "objectgraph"
+        context.persistentStoreCoordinator = coordinator
+        return context
+    }
+}

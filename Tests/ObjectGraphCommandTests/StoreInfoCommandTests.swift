@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `objectgraph store-info`: metadata, version hashes, row counts, and a model that does not match.
+@Suite("objectgraph store-info")
+struct StoreInfoCommandTests {
+    let folder = TemporaryDirectory(prefix: "objectgraph-store-info")
+    var store: String { folder.file("catalog.sqlite").path }
+
+    private func importRows(model: String) throws {
+        let shelves = try folder.write("name\nA\nB\nC\n", to: "shelves.csv")
+        let books = try folder.write("title,pages\nX,1\n", to: "books.csv")
+        let ebooks = try folder.write("title,fileSize\nY,10\nZ,20\n", to: "ebooks.csv")
+        for (entity, file) in [("Shelf", shelves), ("Book", books), ("Ebook", ebooks)] {
+            try ObjectGraphTool.succeed(["import", "--model", model, "--store", store, "--entity", entity, file.path])
+        }
+    }
+
+    /// The table row of `entity` in the report, split into its columns.
+    private func row(_ entity: String, in output: String) -> [String]? {
+        output.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }.first { $0.first == entity }
+    }
+
+    @Test("store type, UUID, hashes in hex, a match, and rows per entity (without sub-entities' rows)")
+    func matching() throws {
+        let model = try ModelFixtures.catalog(in: folder.url).path
+        try importRows(model: model)
+        let output = try ObjectGraphTool.succeed(["store-info", "--model", model, "--store", store])
+        #expect(output.contains("Store type:          SQLite"), "\(output)")
+        let uuidLine = try #require(output.split(separator: "\n").first { $0.hasPrefix("Store UUID:") })
+        #expect(UUID(uuidString: String(uuidLine.split(separator: " ").last ?? "")) != nil, "\(uuidLine)")
+        let hashLine = try #require(output.split(separator: "\n").first { $0.hasPrefix("Model version hash:") })
+        let hash = String(hashLine.split(separator: " ").last ?? "")
+        #expect(hash.count == 64 && hash.allSatisfy(\.isHexDigit), "\(hashLine)")
+        #expect(output.contains("Matches the model:   yes"))
+
+        #expect(row("Shelf", in: output)?[1] == "3")
+        #expect(row("Book", in: output)?[1] == "1")
+        #expect(row("Ebook", in: output)?[1] == "2")
+        #expect(row("Item", in: output)?[1] == "0")
+        #expect(row("Gadget", in: output)?[1] == "0")
+        for entity in ["Item", "Book", "Ebook", "Gadget", "Shelf"] {
+            let entityHash = try #require(row(entity, in: output)?[2], "no row for \(entity) in\n\(output)")
+            #expect(entityHash.count == 64 && entityHash.allSatisfy(\.isHexDigit))
+        }
+    }
+
+    @Test("a mismatched model still shows the metadata, marks what differs, and exits non-zero")
+    func mismatched() throws {
+        let model = try ModelFixtures.catalog(in: folder.url).path
+        try importRows(model: model)
+        let changedFolder = folder.file("changed")
+        let changed = try ModelFixtures.write(
+            ModelFixtures.catalogContents(extraShelfAttribute: #"<attribute name="colour" optional="YES" attributeType="String"/>"#),
+            named: "Catalog", in: changedFolder)
+        let result = try ObjectGraphTool.run(["store-info", "--model", changed.path, "--store", store])
+        #expect(result.status != 0)
+        let output = result.standardOutput
+        #expect(output.contains("Store type:          SQLite"), "\(output)")
+        #expect(output.contains("Store UUID:"))
+        #expect(output.contains("Matches the model:   NO"))
+        #expect(row("Shelf", in: output)?.contains("differs:") == true, "\(output)")
+        #expect(row("Book", in: output)?.contains("differs:") == false)
+        #expect(result.standardError.contains("does not match the model"), "stderr: \(result.standardError)")
+
+        // The store is left as it was: the original model still opens it.
+        #expect(try ObjectGraphTool.succeed(["store-info", "--model", model, "--store", store]).contains("yes"))
+    }
+
+    @Test("a missing file and a file that is not a store are errors naming the file")
+    func notAStore() throws {
+        let model = try ModelFixtures.catalog(in: folder.url).path
+        let missing = try ObjectGraphTool.run(["store-info", "--model", model, "--store", folder.file("none.sqlite").path])
+        #expect(missing.status != 0)
+        #expect(missing.standardError.contains("none.sqlite"))
+        #expect(!FileManager.default.fileExists(atPath: folder.file("none.sqlite").path))
+
+        let text = try folder.write("not a database", to: "text.sqlite")
+        let garbage = try ObjectGraphTool.run(["store-info", "--model", model, "--store", text.path])
+        #expect(garbage.status != 0)
+        #expect(garbage.standardError.contains("text.sqlite"))
+        #expect(garbage.standardError.contains("not"), "\(garbage.standardError)")
+    }
+}
