@@ -44,7 +44,7 @@ extension AttributeValue {
         switch self {
         case .integer(let value): Double(value)
         case .double(let value): value
-        case .decimal(let value): NSDecimalNumber(decimal: value).doubleValue
+        case .decimal(let value): AttributeValue.double(from: value)
         case .boolean(let value): value ? 1 : 0
         case .date(let value): value.timeIntervalSinceReferenceDate
         default: 0

@@ -9,7 +9,7 @@ extension AttributeValue {
         case .null: .null
         case .integer(let value): .integer(value)
         case .double(let value): .real(value)
-        case .decimal(let value): .real(NSDecimalNumber(decimal: value).doubleValue)
+        case .decimal(let value): .real(Self.double(from: value))
         case .string(let value): .text(value)
         case .boolean(let value): .integer(value ? 1 : 0)
         case .date(let value): .real(value.timeIntervalSinceReferenceDate)
@@ -17,6 +17,11 @@ extension AttributeValue {
         case .uuid: .blob(sqlBytes)
         case .uri(let value): .text(value.absoluteString)
         }
+    }
+
+    /// The nearest double to a decimal, through its text (Foundation's direct conversion can be off by an ulp).
+    static func double(from decimal: Decimal) -> Double {
+        Double(decimal.description) ?? NSDecimalNumber(decimal: decimal).doubleValue
     }
 
     /// Reads a stored SQLite value back as a value of `type`.
@@ -33,14 +38,15 @@ extension AttributeValue {
             self = .double(Double(value))
         case (.integer(let value), .decimal):
             self = .decimal(Decimal(value))
+        case (.real(let value), .decimal):
+            // Through the shortest decimal text, so 19.99 reads back as 19.99, not 19.990000000000002.
+            self = .decimal(Decimal(string: String(value)) ?? Decimal(value))
         case (.integer(let value), .date):
             self = .date(Date(timeIntervalSinceReferenceDate: TimeInterval(value)))
         case (.integer(let value), _):
             self = .integer(value)
         case (.real(let value), .date):
             self = .date(Date(timeIntervalSinceReferenceDate: value))
-        case (.real(let value), .decimal):
-            self = .decimal(Decimal(value))
         case (.real(let value), .integer16), (.real(let value), .integer32), (.real(let value), .integer64):
             self = value.rounded() == value && abs(value) < 9.2e18 ? .integer(Int64(value)) : .double(value)
         case (.real(let value), _):

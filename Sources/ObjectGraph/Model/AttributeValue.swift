@@ -53,7 +53,7 @@ public enum AttributeValue: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .integer(let value): Double(value)
         case .double(let value): value
-        case .decimal(let value): NSDecimalNumber(decimal: value).doubleValue
+        case .decimal(let value): AttributeValue.double(from: value)
         case .boolean(let value): value ? 1 : 0
         default: nil
         }
