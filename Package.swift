@@ -79,7 +79,8 @@ let package = Package(
             dependencies: [
                 "ObjectGraph", "SQLiteStorage", "SectionedChanges", "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
-            ]
+            ],
+            exclude: ["Fixtures"]
         ),
         .testTarget(name: "TerminalTableViewTests", dependencies: ["TerminalTableView", "SectionedChanges"]),
         .testTarget(name: "PeopleTests", dependencies: ["People", "PeopleResources", "ObjectGraph", "TerminalTableView"]),

@@ -116,8 +116,9 @@ enum XMLTreeReader {
     /// The parser's last error: message, line and column (libxml2 keeps the column in `int2`).
     private static func lastError(_ context: xmlParserCtxtPtr) -> (message: String?, line: Int?, column: Int?) {
         guard let error = xmlCtxtGetLastError(context), error.pointee.code != 0 else {
-            let input = context.pointee.input
-            return (nil, input.map { Int($0.pointee.line) }, input.map { Int($0.pointee.col) })
+            let line = context.pointee.input.map { Int($0.pointee.line) } ?? 0
+            let column = context.pointee.input.map { Int($0.pointee.col) } ?? 0
+            return (nil, line > 0 ? line : nil, column > 0 ? column : nil)
         }
         let message = error.pointee.message.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) }
         let line = error.pointee.line > 0 ? Int(error.pointee.line) : nil
