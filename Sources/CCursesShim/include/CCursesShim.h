@@ -42,4 +42,27 @@ void cs_install_fatal_signal_handlers(void);
 
 /// glibc's `wcwidth` (hidden from Swift's Glibc module). Only meaningful after `setlocale`.
 int cs_wcwidth(wchar_t c);
+
+/// Sends the process `sig` with its default action restored and unblocked, so that it ends the way a
+/// shell reports as 128 + `sig`; if the process is still alive shortly after (the default action of
+/// `sig` does not terminate), exits with status 128 + `sig`. Never returns.
+void cs_die_by_signal(int sig) __attribute__((noreturn));
+
+/// Turns on mouse reports for button-1 presses and the scroll wheel. Returns 1 when the terminal can
+/// report the mouse, 0 otherwise.
+int cs_enable_mouse(void);
+
+/// Reads the mouse event ncurses queued with `KEY_MOUSE`. Returns 0 and fills `column` and `row` with
+/// the cell, and `kind` with 1 for a button-1 press or click, 2 for wheel up, 3 for wheel down (0 for
+/// anything else); returns -1 when there is no event to read.
+int cs_read_mouse(int *column, int *row, int *kind);
+
+/// Asks the terminal how many cells each of `count` UTF-8 texts takes when printed, by printing it at
+/// the start of the line and requesting a cursor position report (`ESC [ 6 n`). Runs before ncurses
+/// takes the terminal: switches `input_fd` to raw mode for the duration, erases what it printed, and
+/// restores the terminal settings. `widths[i]` is the width, or -1 when the terminal did not answer
+/// within `timeout_ms` milliseconds (the remaining texts are then not tried). Returns how many texts
+/// were measured; 0 when either descriptor is not a terminal.
+int cs_probe_display_widths(int input_fd, int output_fd, const char *const *texts, int count, int *widths,
+    int timeout_ms);
 #endif

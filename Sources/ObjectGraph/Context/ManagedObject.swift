@@ -33,6 +33,14 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var rowVersion: Int64 = 0
     /// Attributes changed since the last save, by index.
     var changedAttributes: Set<Int> = []
+    /// Relationship contents, in entity relationship order.
+    var relationshipSlots: [RelationshipSlot]
+    /// To-one destinations as last read from or written to the store.
+    var storedToOne: [ManagedObjectID?]
+    /// Many-to-many contents as last read from or written to the store, for join-table changes.
+    var storedToMany: [Int: [ManagedObjectID]] = [:]
+    /// Relationships changed since the last save, by index.
+    var changedRelationships: Set<Int> = []
     var insertedFlag = false
     var deletedFlag = false
     var faultFlag = false
@@ -43,6 +51,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         self.entity = entity
         objectID = .makeTemporary(entityName: entity.name)
         storage = entity.attributes.map(\.defaultValue)
+        relationshipSlots = entity.relationships.map { $0.isToMany ? .toMany(RelatedObjects()) : .toOne(nil) }
+        storedToOne = Array(repeating: nil, count: entity.relationships.count)
         context?.insert(self)
     }
 
@@ -145,13 +155,17 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Whether the object was inserted and not yet saved.
     public var isInserted: Bool { insertedFlag }
     /// Whether the object has unsaved changes to saved values.
-    public var isUpdated: Bool { !insertedFlag && !deletedFlag && !changedAttributes.isEmpty }
+    public var isUpdated: Bool {
+        !insertedFlag && !deletedFlag && !(changedAttributes.isEmpty && changedRelationships.isEmpty)
+    }
     /// Whether the object was deleted (and the deletion not yet saved, or merged from another context).
     public var isDeleted: Bool { deletedFlag }
     /// Whether the object's values have not been loaded yet; reading any value loads them.
     public var isFault: Bool { faultFlag }
     /// Whether the object is inserted, updated or deleted.
-    public var hasChanges: Bool { insertedFlag || deletedFlag || !changedAttributes.isEmpty }
+    public var hasChanges: Bool {
+        insertedFlag || deletedFlag || !changedAttributes.isEmpty || !changedRelationships.isEmpty
+    }
 
     // MARK: - Lifecycle hooks (override points, as in Core Data)
 

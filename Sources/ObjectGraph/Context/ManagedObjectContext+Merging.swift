@@ -55,6 +55,7 @@ extension ManagedObjectContext {
         object.storage = values
         object.committed = row.values
         object.rowVersion = row.version
+        object.adoptStoredRelationships(row)
         object.faultFlag = false
         pending.note(object, .refreshed)
     }

@@ -67,7 +67,11 @@ extension ManagedObjectContext {
     /// invalidated (a fetched-results controller must fetch again).
     public func reset() {
         checkQueue("reset()")
-        for object in registeredObjects.values { object.managedObjectContext = nil }
+        for object in registeredObjects.values {
+            object.managedObjectContext = nil
+            // Break the reference cycles that relationships with inverses form.
+            object.relationshipSlots = object.relationshipSlots.map { _ in .fault }
+        }
         registeredObjects.removeAll(keepingCapacity: true)
         insertedObjectsByIdentity.removeAll()
         updatedObjectsByIdentity.removeAll()
@@ -89,13 +93,13 @@ extension ManagedObjectContext {
         }
         for object in updatedObjectsByIdentity.values where !object.deletedFlag {
             if let committed = object.committed { object.storage = committed }
-            object.changedAttributes = []
+            object.discardRelationshipChanges()
             pending.note(object, .refreshed)
         }
         for object in deletedObjectsByIdentity.values {
             object.deletedFlag = false
             if let committed = object.committed { object.storage = committed }
-            object.changedAttributes = []
+            object.discardRelationshipChanges()
             pending.note(object, .inserted)
         }
         insertedObjectsByIdentity.removeAll()
@@ -118,6 +122,7 @@ extension ManagedObjectContext {
         object.storage = row.values
         object.committed = row.values
         object.rowVersion = row.version
+        object.adoptStoredRelationships(row)
         object.awakeFromFetch()
     }
 
@@ -130,6 +135,7 @@ extension ManagedObjectContext {
                 existing.storage = row.values
                 existing.committed = row.values
                 existing.rowVersion = row.version
+                existing.adoptStoredRelationships(row)
                 existing.awakeFromFetch()
             }
             return existing
@@ -140,8 +146,28 @@ extension ManagedObjectContext {
         object.storage = row.values
         object.committed = row.values
         object.rowVersion = row.version
+        object.adoptStoredRelationships(row)
         registeredObjects[row.objectID] = object
         object.awakeFromFetch()
         return object
+    }
+}
+
+extension ManagedObject {
+    /// Forgets unsaved attribute and relationship changes: relationships are read from the store again.
+    func discardRelationshipChanges() {
+        changedAttributes = []
+        changedRelationships = []
+        relationshipSlots = relationshipSlots.map { _ in .fault }
+        storedToMany = [:]
+    }
+
+    /// Takes a stored row's to-one destinations, and turns relationships not changed here into faults.
+    func adoptStoredRelationships(_ row: RowSnapshot) {
+        for index in entity.relationships.indices {
+            if index < row.toOne.count { storedToOne[index] = row.toOne[index] }
+            if !changedRelationships.contains(index) { relationshipSlots[index] = .fault }
+        }
+        storedToMany = storedToMany.filter { changedRelationships.contains($0.key) }
     }
 }

@@ -28,17 +28,22 @@ extension ManagedObjectContext {
         let inserted = insertedObjectsByIdentity.values.sorted { $0.objectID.key < $1.objectID.key }
         let updated = Array(updatedObjectsByIdentity.values)
         let deleted = Array(deletedObjectsByIdentity.values)
-        try validate(inserted + updated)
+        var failures = validationFailures(inserted + updated)
+        failures += relationshipFailures(inserted: inserted, updated: updated, deleted: deleted)
+        if !failures.isEmpty { throw .validation(failures) }
 
         var request = StoreSaveRequest()
         guard let anyObject = (inserted + updated + deleted).first else { return }
         let store = try coordinator.store(for: anyObject.entity)
         for object in inserted {
-            request.inserts.append(.init(temporaryID: object.objectID, entity: object.entity, values: persistentValues(object)))
+            request.inserts.append(.init(temporaryID: object.objectID, entity: object.entity,
+                values: persistentValues(object), toOne: toOneForSave(object)))
+            request.joinChanges += joinChanges(for: object)
         }
         for object in updated {
             request.updates.append(.init(objectID: object.objectID, entity: object.entity,
-                values: persistentValues(object), expectedVersion: object.rowVersion))
+                values: persistentValues(object), expectedVersion: object.rowVersion, toOne: toOneForSave(object)))
+            request.joinChanges += joinChanges(for: object)
         }
         for object in deleted {
             request.deletes.append(.init(objectID: object.objectID, entity: object.entity, expectedVersion: object.rowVersion))
@@ -76,6 +81,13 @@ extension ManagedObjectContext {
         insertedObjectsByIdentity.removeAll()
         updatedObjectsByIdentity.removeAll()
         deletedObjectsByIdentity.removeAll()
+        // Now that every inserted object has its permanent ID, record what the store holds.
+        for object in inserted + updated { recordStoredRelationships(object) }
+        for id in snapshots.keys {
+            guard let object = registeredObjects[id], let row = snapshots[id] else { continue }
+            snapshots[id] = RowSnapshot(objectID: id, values: row.values, version: row.version,
+                toOne: object.storedToOne)
+        }
         for object in inserted + updated { object.didSave() }
         for object in deleted {
             object.didSave()
@@ -98,7 +110,7 @@ extension ManagedObjectContext {
 
     /// Checks model constraints (required values, minimum and maximum, regular expressions) on objects about
     /// to be saved; all failures are reported together.
-    private func validate(_ objects: [ManagedObject]) throws(ObjectGraphError) {
+    private func validationFailures(_ objects: [ManagedObject]) -> [ValidationFailure] {
         var failures: [ValidationFailure] = []
         for object in objects {
             for (index, attribute) in object.entity.attributes.enumerated() where !attribute.isTransient {
@@ -107,6 +119,6 @@ extension ManagedObjectContext {
                 }
             }
         }
-        if !failures.isEmpty { throw .validation(failures) }
+        return failures
     }
 }

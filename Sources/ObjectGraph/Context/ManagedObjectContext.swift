@@ -178,6 +178,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         checkQueue("delete(_:)")
         guard object.managedObjectContext === self, !object.deletedFlag else { return }
         object.prepareForDeletion()
+        object.deletedFlag = true
+        propagateDeletion(of: object)
         let key = ObjectIdentifier(object)
         updatedObjectsByIdentity[key] = nil
         if object.insertedFlag {
@@ -199,7 +201,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             scheduleProcessing()
             return
         }
-        if object.changedAttributes.isEmpty { return }
+        if object.changedAttributes.isEmpty && object.changedRelationships.isEmpty { return }
         updatedObjectsByIdentity[ObjectIdentifier(object)] = object
         pending.note(object, .updated)
         scheduleProcessing()

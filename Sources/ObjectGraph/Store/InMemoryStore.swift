@@ -10,10 +10,17 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
         var entityName: String
         var values: [AttributeValue]
         var version: Int64
+        var toOne: [ManagedObjectID?] = []
     }
     private struct State {
         var rows: [String: [Int64: Row]] = [:]
         var maxPrimaryKey: [String: Int64] = [:]
+        /// Many-to-many contents, per `"Entity.relationship#key"`, in insertion order.
+        var joins: [String: [ManagedObjectID]] = [:]
+    }
+
+    private static func joinKey(_ entity: EntityDescription, _ index: Int, _ key: Int64) -> String {
+        "\(entity.name).\(entity.relationships[index].name)#\(key)"
     }
 
     let identifier: String
@@ -45,7 +52,8 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
                 let read = { (name: String) in concrete.attributeIndex(named: name).map { row.values[$0] } ?? .null }
                 if let predicate, !predicate.evaluate(read) { continue }
                 let id = ManagedObjectID(entityName: row.entityName, storeIdentifier: identifier, primaryKey: key)
-                matches.append((ordering.sortKeys(read), RowSnapshot(objectID: id, values: row.values, version: row.version)))
+                matches.append((ordering.sortKeys(read),
+                    RowSnapshot(objectID: id, values: row.values, version: row.version, toOne: row.toOne)))
             }
         }
         matches.sort { ordering.precedes($0.keys, $0.snapshot.objectID, $1.keys, $1.snapshot.objectID) }
@@ -65,8 +73,36 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
         state.withLock { state in
             ids.compactMap { id in
                 guard let key = id.primaryKey, let row = state.rows[root(entity)]?[key] else { return nil }
-                return RowSnapshot(objectID: id, values: row.values, version: row.version)
+                return RowSnapshot(objectID: id, values: row.values, version: row.version, toOne: row.toOne)
             }
+        }
+    }
+
+    func relatedIDs(of objectID: ManagedObjectID, entity: EntityDescription, relationshipIndex index: Int)
+        throws(ObjectGraphError) -> [ManagedObjectID]
+    {
+        guard let key = objectID.primaryKey else { return [] }
+        let relationship = entity.relationships[index]
+        guard let destination = model.entity(named: relationship.destinationEntityName) else {
+            throw .unknownEntity(relationship.destinationEntityName)
+        }
+        let inverse = relationship.inverseName.flatMap { destination.relationship(named: $0) }
+        return state.withLock { state in
+            if let inverse, !inverse.isToMany {
+                let wanted = Set(model.entityAndDescendants(of: destination).map(\.name))
+                return (state.rows[root(destination)] ?? [:]).filter { _, row in
+                    guard wanted.contains(row.entityName), let concrete = model.entity(named: row.entityName),
+                        let inverseIndex = concrete.relationships.firstIndex(where: { $0.name == inverse.name }),
+                        inverseIndex < row.toOne.count, let target = row.toOne[inverseIndex]
+                    else { return false }
+                    return target.primaryKey == key && model.entity(named: target.entityName).map(root) == root(entity)
+                }.keys.sorted().compactMap { pk in
+                    state.rows[root(destination)]?[pk].map {
+                        ManagedObjectID(entityName: $0.entityName, storeIdentifier: identifier, primaryKey: pk)
+                    }
+                }
+            }
+            return state.joins[Self.joinKey(entity, index, key)] ?? []
         }
     }
 
@@ -94,22 +130,37 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
             for insert in request.inserts {
                 let key = (state.maxPrimaryKey[root(insert.entity)] ?? 0) + 1
                 state.maxPrimaryKey[root(insert.entity)] = key
-                state.rows[root(insert.entity), default: [:]][key] = Row(
-                    entityName: insert.entity.name, values: insert.values, version: 1)
                 let id = ManagedObjectID(entityName: insert.entity.name, storeIdentifier: identifier, primaryKey: key)
                 result.permanentIDs[insert.temporaryID] = id
                 result.versions[id] = 1
+            }
+            let resolve = { (ids: [ManagedObjectID?]) in ids.map { $0.map { result.permanentIDs[$0] ?? $0 } } }
+            for insert in request.inserts {
+                guard let key = result.permanentIDs[insert.temporaryID]?.primaryKey else { continue }
+                state.rows[root(insert.entity), default: [:]][key] = Row(
+                    entityName: insert.entity.name, values: insert.values, version: 1, toOne: resolve(insert.toOne))
             }
             for update in request.updates {
                 guard let key = update.objectID.primaryKey else { continue }
                 let version = update.expectedVersion + 1
                 state.rows[root(update.entity)]?[key] = Row(
-                    entityName: update.entity.name, values: update.values, version: version)
+                    entityName: update.entity.name, values: update.values, version: version, toOne: resolve(update.toOne))
                 result.versions[update.objectID] = version
             }
             for delete in request.deletes {
                 guard let key = delete.objectID.primaryKey else { continue }
                 state.rows[root(delete.entity)]?[key] = nil
+                for index in delete.entity.relationships.indices {
+                    state.joins[Self.joinKey(delete.entity, index, key)] = nil
+                }
+            }
+            for change in request.joinChanges {
+                guard let key = (result.permanentIDs[change.objectID] ?? change.objectID).primaryKey else { continue }
+                let joinKey = Self.joinKey(change.entity, change.relationshipIndex, key)
+                let removed = Set(change.removed.map { result.permanentIDs[$0] ?? $0 })
+                var list = state.joins[joinKey, default: []].filter { !removed.contains($0) }
+                for id in change.added.map({ result.permanentIDs[$0] ?? $0 }) where !list.contains(id) { list.append(id) }
+                state.joins[joinKey] = list
             }
             return .success(result)
         }

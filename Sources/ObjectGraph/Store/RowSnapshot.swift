@@ -6,6 +6,8 @@ struct RowSnapshot: Sendable {
     let objectID: ManagedObjectID
     let values: [AttributeValue]
     let version: Int64
+    /// The destinations of stored to-one relationships, in entity relationship order (nil: none or to-many).
+    var toOne: [ManagedObjectID?] = []
 }
 
 /// One save's worth of changes for a store, applied in one transaction.
@@ -14,12 +16,23 @@ struct StoreSaveRequest: Sendable {
         let temporaryID: ManagedObjectID
         let entity: EntityDescription
         let values: [AttributeValue]
+        /// To-one destinations in relationship order (temporary IDs of objects inserted by the same save allowed).
+        var toOne: [ManagedObjectID?] = []
     }
     struct Update: Sendable {
         let objectID: ManagedObjectID
         let entity: EntityDescription
         let values: [AttributeValue]
         let expectedVersion: Int64
+        var toOne: [ManagedObjectID?] = []
+    }
+    /// Rows of a many-to-many join table to add and remove for one object's relationship.
+    struct JoinChange: Sendable {
+        let objectID: ManagedObjectID
+        let entity: EntityDescription
+        let relationshipIndex: Int
+        let added: [ManagedObjectID]
+        let removed: [ManagedObjectID]
     }
     struct Delete: Sendable {
         let objectID: ManagedObjectID
@@ -29,6 +42,7 @@ struct StoreSaveRequest: Sendable {
     var inserts: [Insert] = []
     var updates: [Update] = []
     var deletes: [Delete] = []
+    var joinChanges: [JoinChange] = []
 }
 
 /// What a successful save gave back: permanent IDs for inserted objects and new row versions.
@@ -52,4 +66,8 @@ protocol StoreBackend: AnyObject, Sendable {
     func rows(for ids: [ManagedObjectID], entity: EntityDescription) throws(ObjectGraphError) -> [RowSnapshot]
     /// Applies all changes in one transaction, or none of them.
     func save(_ request: StoreSaveRequest) throws(ObjectGraphError) -> StoreSaveResult
+    /// The objects a to-many relationship of `objectID` holds in the store, in order (ordered
+    /// relationships) or by primary key.
+    func relatedIDs(of objectID: ManagedObjectID, entity: EntityDescription, relationshipIndex: Int)
+        throws(ObjectGraphError) -> [ManagedObjectID]
 }

@@ -24,7 +24,8 @@ extension SQLiteStore {
                 var rows: [RowSnapshot] = []
                 while try statement.step() {
                     let concrete = self.layout(forEntityNumber: Int(statement.int64(at: 1))) ?? layout
-                    rows.append(concrete.snapshot(from: statement, storeIdentifier: storeIdentifier))
+                    rows.append(concrete.snapshot(from: statement, storeIdentifier: storeIdentifier,
+                        entityName: { self.layout(forEntityNumber: $0)?.entity.name }))
                 }
                 return rows
             }
@@ -62,7 +63,8 @@ extension SQLiteStore {
                     try statement.bind(chunk.map { .integer($0) })
                     while try statement.step() {
                         let concrete = self.layout(forEntityNumber: Int(statement.int64(at: 1))) ?? layout
-                        rows.append(concrete.snapshot(from: statement, storeIdentifier: storeIdentifier))
+                        rows.append(concrete.snapshot(from: statement, storeIdentifier: storeIdentifier,
+                        entityName: { self.layout(forEntityNumber: $0)?.entity.name }))
                     }
                 }
                 return rows

@@ -11,6 +11,7 @@ extension SQLiteStore {
                 return try connection.transaction(.immediate) {
                     var result = StoreSaveResult()
                     try insertRows(request.inserts, connection, storeIdentifier, &result)
+                    let permanentIDs = result.permanentIDs
                     var conflicts: [MergeConflict] = []
                     for update in request.updates {
                         let layout = try layout(of: update.entity)
@@ -21,6 +22,8 @@ extension SQLiteStore {
                             try statement.bind(update.values[column.attributeIndex].sqliteValue, at: index)
                             index += 1
                         }
+                        index = try bindForeignKeys(update.toOne, layout: layout, statement: statement, from: index,
+                            permanentIDs: permanentIDs)
                         try statement.bind(.integer(key), at: index)
                         try statement.bind(.integer(update.expectedVersion), at: index + 1)
                         _ = try statement.step()
@@ -40,6 +43,7 @@ extension SQLiteStore {
                         }
                     }
                     if !conflicts.isEmpty { throw ObjectGraphError.mergeConflicts(conflicts) }
+                    try applyJoinChanges(request, connection, permanentIDs: permanentIDs)
                     return result
                 }
             } catch let error as ObjectGraphError {
@@ -73,11 +77,18 @@ extension SQLiteStore {
             }
             firstKey[name] = maximum - count + 1
         }
+        // Every inserted object gets its key first, so rows can point at objects inserted by the same save.
+        var keys: [Int64] = []
         for insert in inserts {
-            let layout = try layout(of: insert.entity)
             let root = model.rootEntity(of: insert.entity).name
             let key = firstKey[root, default: 1]
             firstKey[root] = key + 1
+            keys.append(key)
+            result.permanentIDs[insert.temporaryID] = ManagedObjectID(
+                entityName: insert.entity.name, storeIdentifier: storeIdentifier, primaryKey: key)
+        }
+        for (insert, key) in zip(inserts, keys) {
+            let layout = try layout(of: insert.entity)
             let statement = try connection.cachedStatement(layout.insertSQL)
             try statement.bind(int64: key, at: 1)
             try statement.bind(int64: Int64(layout.entityNumber), at: 2)
@@ -87,9 +98,10 @@ extension SQLiteStore {
                 try statement.bind(insert.values[column.attributeIndex].sqliteValue, at: index)
                 index += 1
             }
+            _ = try bindForeignKeys(insert.toOne, layout: layout, statement: statement, from: index,
+                permanentIDs: result.permanentIDs)
             _ = try statement.step()
             let id = ManagedObjectID(entityName: insert.entity.name, storeIdentifier: storeIdentifier, primaryKey: key)
-            result.permanentIDs[insert.temporaryID] = id
             result.versions[id] = 1
         }
     }

@@ -50,6 +50,9 @@ extension SQLiteStore {
                         elements: constraint.map { ($0, true) }))
                 }
             }
+            for table in joinTables.values.filter(\.isOwner).sorted(by: { $0.name < $1.name }) {
+                for statement in table.createStatements { try connection.execute(statement) }
+            }
             try connection.prepare("INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)")
                 .run([.text(uuid), .blob([UInt8](try StoreMetadata(storeType: "SQLite", storeUUID: uuid,
                     entityVersionHashes: model.entityVersionHashes,
@@ -107,6 +110,11 @@ extension SQLiteStore {
             return uuid
         }
         // Stores written before version hashes: check the tables instead.
+        for table in joinTables.values where table.isOwner {
+            guard try connection.tableExists(table.name) else {
+                throw ObjectGraphError.incompatibleStore(path: path, reason: "it has no join table \(table.name)")
+            }
+        }
         for entity in model.entities {
             let layout = try layout(of: entity)
             guard try connection.tableExists(layout.tableName) else {

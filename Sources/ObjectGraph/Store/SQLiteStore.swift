@@ -15,6 +15,8 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
     var metadata: StoreMetadata?
     private var layouts: [String: TableLayout] = [:]
     private var layoutsByNumber: [Int: TableLayout] = [:]
+    /// Join tables of many-to-many relationships, keyed by `"Entity.relationship"` of the declaring entity.
+    private(set) var joinTables: [String: JoinTable] = [:]
     private let writer: Mutex<SQLiteConnection>
     private let readers = Mutex<[SQLiteConnection]>([])
     private static let maximumIdleReaders = 4
@@ -41,6 +43,7 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
             throw Self.openError(error, path: path)
         }
         layouts = TableLayout.layouts(for: model)
+        joinTables = JoinTable.tables(for: model)
         layoutsByNumber = Dictionary(uniqueKeysWithValues: layouts.values.map { ($0.entityNumber, $0) })
         identifier = try prepareSchema(connection)
         if metadata == nil {

@@ -22,6 +22,22 @@ struct TableLayout: Sendable {
     let columns: [(attributeIndex: Int, name: String, position: Int)]
     /// `Z_ENT` numbers of this entity and its descendants (what a fetch with sub-entities reads).
     let entityNumbersWithDescendants: [Int]
+    /// The entity's stored to-one relationships: relationship index → foreign-key column (and, when the
+    /// destination belongs to an inheritance tree, the column holding the destination's `Z_ENT`).
+    let foreignKeys: [ForeignKey]
+
+    /// A to-one relationship's columns.
+    struct ForeignKey: Sendable {
+        let relationshipIndex: Int
+        let name: String
+        let position: Int
+        let entityColumn: (name: String, position: Int)?
+    }
+
+    /// Every column an insert or update writes, in order: attributes, then foreign keys and their entity columns.
+    var writtenColumnNames: [String] {
+        columns.map(\.name) + foreignKeys.flatMap { [$0.name] + ($0.entityColumn.map { [$0.name] } ?? []) }
+    }
 
     /// The select list a fetch reads: `Z_PK, Z_ENT, Z_OPT`, then every table column.
     var selectList: String { (["Z_PK", "Z_ENT", "Z_OPT"] + tableColumns.map(\.name)).joined(separator: ", ") }
@@ -34,13 +50,13 @@ struct TableLayout: Sendable {
     }
 
     var insertSQL: String {
-        let names = ["Z_PK", "Z_ENT", "Z_OPT"] + columns.map(\.name)
+        let names = ["Z_PK", "Z_ENT", "Z_OPT"] + writtenColumnNames
         let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
         return "INSERT INTO \(tableName) (" + names.joined(separator: ", ") + ") VALUES (\(marks))"
     }
 
     var updateSQL: String {
-        let assignments = ["Z_OPT = Z_OPT + 1"] + columns.map { "\($0.name) = ?" }
+        let assignments = ["Z_OPT = Z_OPT + 1"] + writtenColumnNames.map { "\($0) = ?" }
         return "UPDATE \(tableName) SET " + assignments.joined(separator: ", ") + " WHERE Z_PK = ? AND Z_OPT = ?"
     }
 
@@ -52,16 +68,27 @@ struct TableLayout: Sendable {
         return columns.first { $0.attributeIndex == index }?.name
     }
 
-    /// Reads one row (`Z_PK, Z_ENT, Z_OPT, table columns…`) for this (concrete) entity.
-    func snapshot(from statement: SQLiteStatement, storeIdentifier: String) -> RowSnapshot {
+    /// Reads one row (`Z_PK, Z_ENT, Z_OPT, table columns…`) for this (concrete) entity; `entityName`
+    /// turns a destination's `Z_ENT` into its entity name.
+    func snapshot(
+        from statement: SQLiteStatement, storeIdentifier: String, entityName: (Int) -> String? = { _ in nil }
+    ) -> RowSnapshot {
         var values = [AttributeValue](repeating: .null, count: entity.attributes.count)
         for column in columns {
             let type = entity.attributes[column.attributeIndex].attributeType
             values[column.attributeIndex] = AttributeValue(
                 sqliteValue: statement.value(at: Int32(column.position + 3)), type: type)
         }
+        var toOne = [ManagedObjectID?](repeating: nil, count: entity.relationships.count)
+        for key in foreignKeys where !statement.isNull(at: Int32(key.position + 3)) {
+            let relationship = entity.relationships[key.relationshipIndex]
+            let destination = key.entityColumn.flatMap { entityName(Int(statement.int64(at: Int32($0.position + 3)))) }
+                ?? relationship.destinationEntityName
+            toOne[key.relationshipIndex] = ManagedObjectID(entityName: destination, storeIdentifier: storeIdentifier,
+                primaryKey: statement.int64(at: Int32(key.position + 3)))
+        }
         let id = ManagedObjectID(entityName: entity.name, storeIdentifier: storeIdentifier, primaryKey: statement.int64(at: 0))
-        return RowSnapshot(objectID: id, values: values, version: statement.int64(at: 2))
+        return RowSnapshot(objectID: id, values: values, version: statement.int64(at: 2), toOne: toOne)
     }
 }
 
@@ -74,10 +101,12 @@ extension TableLayout {
             // Columns of the whole tree: an attribute inherited by sub-entities is one column; a name that
             // two unrelated entities of the tree declare gets a numeric suffix, as Core Data does.
             var byOwner: [String: [String: Int]] = [:]  // entity → attribute name → column position
+            var keysByOwner: [String: [String: (Int, Int?)]] = [:]  // entity → relationship → (column, entity column)
             var drafts: [(column: Column, group: Int, order: Int)] = []
             var usedNames: Set<String> = []
             for (treeOrder, entity) in tree.enumerated() {
                 var positions = entity.parentEntityName.flatMap { byOwner[$0] } ?? [:]
+                var keyPositions = entity.parentEntityName.flatMap { keysByOwner[$0] } ?? [:]
                 for attribute in entity.ownAttributes where !attribute.isTransient {
                     var name = attribute.columnName
                     var suffix = 1
@@ -94,9 +123,23 @@ extension TableLayout {
                     var name = "Z" + relationship.name.uppercased()
                     while usedNames.contains(name) { name += "1" }
                     usedNames.insert(name)
+                    let keyDraft = drafts.count
                     drafts.append((Column(name: name, sqlType: "INTEGER"), 0, treeOrder))
+                    // A destination in an inheritance tree also needs its Z_ENT: column Z<number>_<NAME>.
+                    var entityDraft: Int?
+                    if let destination = model.entity(named: relationship.destinationEntityName),
+                        destination.parentEntityName != nil || !model.subentities(of: destination).isEmpty
+                    {
+                        var entityName = "Z\(model.entityNumber(of: destination))_" + relationship.name.uppercased()
+                        while usedNames.contains(entityName) { entityName += "1" }
+                        usedNames.insert(entityName)
+                        entityDraft = drafts.count
+                        drafts.append((Column(name: entityName, sqlType: "INTEGER"), 0, treeOrder))
+                    }
+                    keyPositions[relationship.name] = (keyDraft, entityDraft)
                 }
                 byOwner[entity.name] = positions
+                keysByOwner[entity.name] = keyPositions
             }
             // Core Data's grouping: integers, reals, text, blobs; inside a group, root first, then sub-entities.
             let order = drafts.indices.sorted {
@@ -114,10 +157,19 @@ extension TableLayout {
                     let position = finalPosition[draft]
                     return (index, tableColumns[position].name, position)
                 }
+                let keyPositions = keysByOwner[entity.name] ?? [:]
+                let foreignKeys = entity.relationships.indices.compactMap { index -> ForeignKey? in
+                    guard let (keyDraft, entityDraft) = keyPositions[entity.relationships[index].name] else { return nil }
+                    let position = finalPosition[keyDraft]
+                    let entityColumn = entityDraft.map { (tableColumns[finalPosition[$0]].name, finalPosition[$0]) }
+                    return ForeignKey(relationshipIndex: index, name: tableColumns[position].name, position: position,
+                        entityColumn: entityColumn)
+                }
                 result[entity.name] = TableLayout(
                     entity: entity, entityNumber: model.entityNumber(of: entity), tableName: root.tableName,
                     tableColumns: tableColumns, columns: columns,
-                    entityNumbersWithDescendants: model.entityAndDescendants(of: entity).map(model.entityNumber(of:)))
+                    entityNumbersWithDescendants: model.entityAndDescendants(of: entity).map(model.entityNumber(of:)),
+                    foreignKeys: foreignKeys)
             }
         }
         return result

@@ -1,0 +1,114 @@
+import SQLiteStorage
+
+extension SQLiteStore {
+    /// The join table side for relationship `index` of `entity` (looked up on the entity that declares it).
+    func joinTable(of entity: EntityDescription, relationshipIndex index: Int) -> JoinTable? {
+        let name = entity.relationships[index].name
+        var declaring: EntityDescription? = entity
+        while let current = declaring {
+            if current.ownRelationships.contains(where: { $0.name == name }) {
+                return joinTables["\(current.name).\(name)"]
+            }
+            declaring = current.parentEntityName.flatMap(model.entity(named:))
+        }
+        return nil
+    }
+
+    func relatedIDs(of objectID: ManagedObjectID, entity: EntityDescription, relationshipIndex index: Int)
+        throws(ObjectGraphError) -> [ManagedObjectID]
+    {
+        guard let key = objectID.primaryKey else { return [] }
+        let relationship = entity.relationships[index]
+        guard let destination = model.entity(named: relationship.destinationEntityName) else {
+            throw .unknownEntity(relationship.destinationEntityName)
+        }
+        let destinationLayout = try layout(of: destination)
+        let sql: String
+        if let table = joinTable(of: entity, relationshipIndex: index) {
+            sql = "SELECT Z_PK, Z_ENT FROM \(destinationLayout.tableName) WHERE Z_PK IN "
+                + "(SELECT \(table.otherColumn) FROM \(table.name) WHERE \(table.ownColumn) = ?) ORDER BY Z_PK"
+        } else if let inverseName = relationship.inverseName,
+            let foreignKey = destinationLayout.foreignKeys.first(where: {
+                destination.relationships[$0.relationshipIndex].name == inverseName
+            })
+        {
+            let numbers = destinationLayout.entityNumbersWithDescendants.map(String.init).joined(separator: ", ")
+            sql = "SELECT Z_PK, Z_ENT FROM \(destinationLayout.tableName) WHERE \(foreignKey.name) = ? "
+                + "AND Z_ENT IN (\(numbers)) ORDER BY Z_PK"
+        } else {
+            return []
+        }
+        let storeIdentifier = identifier
+        return try withReader { connection throws(ObjectGraphError) in
+            try sqlite {
+                let statement = try connection.cachedStatement(sql)
+                try statement.bind([.integer(key)])
+                var result: [ManagedObjectID] = []
+                while try statement.step() {
+                    let entityName = layout(forEntityNumber: Int(statement.int64(at: 1)))?.entity.name ?? destination.name
+                    result.append(ManagedObjectID(entityName: entityName, storeIdentifier: storeIdentifier,
+                        primaryKey: statement.int64(at: 0)))
+                }
+                return result
+            }
+        }
+    }
+
+    /// Binds a to-one destination (its key, and its `Z_ENT` when the layout has an entity column).
+    func bindForeignKeys(
+        _ toOne: [ManagedObjectID?], layout: TableLayout, statement: SQLiteStatement, from start: Int32,
+        permanentIDs: [ManagedObjectID: ManagedObjectID]
+    ) throws -> Int32 {
+        var index = start
+        for key in layout.foreignKeys {
+            let id = key.relationshipIndex < toOne.count ? toOne[key.relationshipIndex] : nil
+            let resolved = id.map { permanentIDs[$0] ?? $0 }
+            if let primaryKey = resolved?.primaryKey {
+                try statement.bind(int64: primaryKey, at: index)
+            } else {
+                try statement.bind(null: index)
+            }
+            index += 1
+            if key.entityColumn != nil {
+                if let entityName = resolved?.entityName, let entity = model.entity(named: entityName), resolved?.primaryKey != nil {
+                    try statement.bind(int64: Int64(model.entityNumber(of: entity)), at: index)
+                } else {
+                    try statement.bind(null: index)
+                }
+                index += 1
+            }
+        }
+        return index
+    }
+
+    /// Writes the owning side's join-table changes, and removes the join rows of deleted objects.
+    func applyJoinChanges(
+        _ request: StoreSaveRequest, _ connection: SQLiteConnection, permanentIDs: [ManagedObjectID: ManagedObjectID]
+    ) throws {
+        for change in request.joinChanges {
+            guard let table = joinTable(of: change.entity, relationshipIndex: change.relationshipIndex), table.isOwner,
+                let own = (permanentIDs[change.objectID] ?? change.objectID).primaryKey
+            else { continue }
+            for id in change.removed {
+                guard let other = (permanentIDs[id] ?? id).primaryKey else { continue }
+                try connection.cachedStatement(
+                    "DELETE FROM \(table.name) WHERE \(table.ownColumn) = ? AND \(table.otherColumn) = ?")
+                    .run([.integer(own), .integer(other)])
+            }
+            for id in change.added {
+                guard let other = (permanentIDs[id] ?? id).primaryKey else { continue }
+                try connection.cachedStatement(
+                    "INSERT OR IGNORE INTO \(table.name) (\(table.ownColumn), \(table.otherColumn)) VALUES (?, ?)")
+                    .run([.integer(own), .integer(other)])
+            }
+        }
+        for delete in request.deletes {
+            guard let key = delete.objectID.primaryKey else { continue }
+            for index in delete.entity.relationships.indices {
+                guard let table = joinTable(of: delete.entity, relationshipIndex: index) else { continue }
+                try connection.cachedStatement("DELETE FROM \(table.name) WHERE \(table.ownColumn) = ?")
+                    .run([.integer(key)])
+            }
+        }
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import Testing
+@testable import ObjectGraph
+import SQLiteStorage
+
+/// Company 1—n Employee (nullify / cascade), Employee n—m Tag, Department deny-deletes while it has staff.
+private func graphModel() throws -> ManagedObjectModel {
+    try ManagedObjectModel(entities: [
+        EntityDescription(name: "Company", attributes: [AttributeDescription(name: "name", type: .string)],
+            relationships: [
+                RelationshipDescription(name: "employees", destination: "Employee", inverse: "company", isToMany: true,
+                    deleteRule: .cascade),
+                RelationshipDescription(name: "departments", destination: "Department", inverse: "company",
+                    isToMany: true, deleteRule: .cascade),
+            ]),
+        EntityDescription(name: "Department", attributes: [AttributeDescription(name: "name", type: .string)],
+            relationships: [
+                RelationshipDescription(name: "company", destination: "Company", inverse: "departments"),
+                RelationshipDescription(name: "staff", destination: "Employee", inverse: "department", isToMany: true,
+                    deleteRule: .deny, maxCount: 3),
+            ]),
+        EntityDescription(name: "Employee", attributes: [AttributeDescription(name: "name", type: .string)],
+            relationships: [
+                RelationshipDescription(name: "company", destination: "Company", inverse: "employees"),
+                RelationshipDescription(name: "department", destination: "Department", inverse: "staff"),
+                RelationshipDescription(name: "tags", destination: "Tag", inverse: "employees", isToMany: true),
+                RelationshipDescription(name: "mentor", destination: "Employee"),
+            ]),
+        EntityDescription(name: "Tag", attributes: [AttributeDescription(name: "name", type: .string)],
+            relationships: [
+                RelationshipDescription(name: "employees", destination: "Employee", inverse: "tags", isToMany: true),
+            ]),
+    ])
+}
+
+private struct Graph {
+    let directory = TemporaryDirectory()
+    let coordinator: PersistentStoreCoordinator
+    init(_ kind: StoreKind) throws {
+        coordinator = PersistentStoreCoordinator(managedObjectModel: try graphModel())
+        try coordinator.addPersistentStore(ofType: kind == .sqlite ? .sqlite : .inMemory, at: directory.file("g.sqlite"))
+    }
+    func context() -> ManagedObjectContext {
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.persistentStoreCoordinator = coordinator
+        return context
+    }
+}
+
+private func named(_ objects: [ManagedObject]) -> [String] { objects.compactMap { $0["name"] as String? }.sorted() }
+
+@Suite struct RelationshipTests {
+    @Test func inversesFollowEverySideAndMoves() throws {
+        let graph = try Graph(.inMemory)
+        let context = graph.context()
+        try context.performAndWait {
+            let acme = try context.insertNewObject(forEntityName: "Company")
+            let globex = try context.insertNewObject(forEntityName: "Company")
+            let ada = try context.insertNewObject(forEntityName: "Employee")
+            ada.setRelatedObject(acme, forKey: "company")
+            #expect(acme.relatedObjects(forKey: "employees").map(ObjectIdentifier.init) == [ObjectIdentifier(ada)])
+            // Moving to another owner updates both owners.
+            globex.addRelatedObject(ada, forKey: "employees")
+            #expect(acme.relatedObjects(forKey: "employees").isEmpty)
+            #expect(ada.relatedObject(forKey: "company") === globex)
+            ada.setRelatedObject(nil, forKey: "company")
+            #expect(globex.relatedObjects(forKey: "employees").isEmpty)
+            // Many-to-many.
+            let swift = try context.insertNewObject(forEntityName: "Tag")
+            ada.addRelatedObject(swift, forKey: "tags")
+            #expect(swift.relatedObjects(forKey: "employees").first === ada)
+            swift.removeRelatedObject(ada, forKey: "employees")
+            #expect(ada.relatedObjects(forKey: "tags").isEmpty)
+            // No inverse: only this side.
+            let bob = try context.insertNewObject(forEntityName: "Employee")
+            bob.setRelatedObject(ada, forKey: "mentor")
+            #expect(bob.relatedObject(forKey: "mentor") === ada)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases) func everyKindRoundTripsThroughTheStore(kind: StoreKind) throws {
+        let graph = try Graph(kind)
+        let writer = graph.context()
+        let acmeID = try writer.performAndWait {
+            let acme = try writer.insertNewObject(forEntityName: "Company")
+            acme["name"] = "Acme"
+            let tags = try ["swift", "sql"].map { name in
+                let tag = try writer.insertNewObject(forEntityName: "Tag")
+                tag["name"] = name
+                return tag
+            }
+            var previous: ManagedObject?
+            for name in ["Ada", "Bob", "Cy"] {
+                let employee = try writer.insertNewObject(forEntityName: "Employee")
+                employee["name"] = name
+                employee.setRelatedObject(acme, forKey: "company")
+                employee.setRelatedObjects(name == "Cy" ? [tags[1]] : tags, forKey: "tags")
+                employee.setRelatedObject(previous, forKey: "mentor")
+                previous = employee
+            }
+            try writer.save()
+            return acme.objectID
+        }
+        let reader = graph.context()
+        try reader.performAndWait {
+            let acme = try reader.existingObject(with: acmeID)
+            #expect(acme.hasFaultForRelationshipNamed("employees"))
+            let employees = acme.relatedObjects(forKey: "employees")
+            #expect(named(employees) == ["Ada", "Bob", "Cy"])
+            let cy = try #require(employees.first { $0["name"] == "Cy" })
+            #expect(named(cy.relatedObjects(forKey: "tags")) == ["sql"])
+            #expect(cy.relatedObject(forKey: "mentor")?["name"] == "Bob")
+            #expect(cy.relatedObject(forKey: "company") === acme)
+            let tags = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Tag", sortCriteria: [SortCriterion("name")]))
+            #expect(tags.map { named($0.relatedObjects(forKey: "employees")) } == [["Ada", "Bob", "Cy"], ["Ada", "Bob"]])
+            // Change and save again: the join rows follow.
+            cy.removeRelatedObject(tags[0], forKey: "tags")
+            tags[1].addRelatedObject(cy, forKey: "employees")
+            try reader.save()
+        }
+        let third = graph.context()
+        try third.performAndWait {
+            let tags = try third.fetch(FetchRequest<ManagedObject>(entityName: "Tag", sortCriteria: [SortCriterion("name")]))
+            #expect(tags.map { named($0.relatedObjects(forKey: "employees")) } == [["Ada", "Bob"], ["Ada", "Bob", "Cy"]])
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases) func deleteRulesCascadeNullifyAndDeny(kind: StoreKind) throws {
+        let graph = try Graph(kind)
+        let context = graph.context()
+        try context.performAndWait {
+            let acme = try context.insertNewObject(forEntityName: "Company")
+            let sales = try context.insertNewObject(forEntityName: "Department")
+            sales.setRelatedObject(acme, forKey: "company")
+            let ada = try context.insertNewObject(forEntityName: "Employee")
+            ada["name"] = "Ada"
+            ada.setRelatedObject(acme, forKey: "company")
+            ada.setRelatedObject(sales, forKey: "department")
+            let tag = try context.insertNewObject(forEntityName: "Tag")
+            tag.addRelatedObject(ada, forKey: "employees")
+            try context.save()
+
+            // Deny: a department with staff cannot be deleted; the save fails and keeps every change.
+            context.delete(sales)
+            #expect {
+                try context.save()
+            } throws: { error in
+                guard case ObjectGraphError.validation(let failures) = error else { return false }
+                return failures.map(\.key) == ["staff"] && failures.first?.objectID == sales.objectID
+            }
+            #expect(context.deletedObjects.contains(sales))
+            context.rollback()
+
+            // Cascade, transitively: the company takes its employees and departments with it; nullify clears
+            // the tag's side.
+            context.delete(acme)
+            #expect(ada.isDeleted && sales.isDeleted)
+            #expect(tag.relatedObjects(forKey: "employees").isEmpty)
+            try context.save()
+            #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Employee")) == 0)
+            #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Department")) == 0)
+        }
+        let reader = graph.context()
+        try reader.performAndWait {
+            let tags = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Tag"))
+            #expect(tags.first?.relatedObjects(forKey: "employees").isEmpty == true)
+        }
+    }
+
+    @Test func countRulesAreValidatedAtSave() throws {
+        let graph = try Graph(.inMemory)
+        let context = graph.context()
+        try context.performAndWait {
+            let sales = try context.insertNewObject(forEntityName: "Department")
+            for _ in 0..<4 {
+                try context.insertNewObject(forEntityName: "Employee").setRelatedObject(sales, forKey: "department")
+            }
+            #expect {
+                try context.save()
+            } throws: { error in
+                guard case ObjectGraphError.validation(let failures) = error else { return false }
+                return failures.contains { $0.key == "staff" && $0.reason.contains("maximum 3") }
+            }
+        }
+    }
+
+    @Test func sqliteLayoutHasForeignKeysAndJoinTables() throws {
+        let graph = try Graph(.sqlite)
+        let connection = try SQLiteConnection(path: graph.directory.file("g.sqlite").path, mode: .readOnly)
+        #expect(try connection.columnNames(ofTable: "ZEMPLOYEE") == ["Z_PK", "Z_ENT", "Z_OPT", "ZCOMPANY", "ZDEPARTMENT", "ZMENTOR", "ZNAME"])
+        // Employee is entity 3, Tag 4: Employee.tags owns Z_3TAGS (Z_3EMPLOYEES, Z_4TAGS).
+        #expect(try connection.columnNames(ofTable: "Z_3TAGS") == ["Z_3EMPLOYEES", "Z_4TAGS"])
+        #expect(try connection.tableExists("ZEMPLOYEE") && !(try connection.tableExists("Z_4EMPLOYEES")))
+    }
+}
