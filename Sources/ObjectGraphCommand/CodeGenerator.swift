@@ -87,8 +87,21 @@ struct CodeGenerator {
         if !entity.ownRelationships.isEmpty {
             if !entity.ownAttributes.isEmpty { lines.append("") }
             for relationship in entity.ownRelationships {
-                lines.append("    // relationship \(relationship.name): " + relationshipSummary(relationship)
-                    + " (accessors come with relationship support)")
+                lines.append("    /// " + relationshipSummary(relationship) + ".")
+                lines.append("    " + relationshipProperty(relationship))
+            }
+            for relationship in entity.ownRelationships where relationship.isToMany {
+                let destination = model.entity(named: relationship.destinationEntityName).map(className(of:))
+                    ?? "ManagedObject"
+                let suffix = relationship.name.prefix(1).uppercased() + relationship.name.dropFirst()
+                let key = SwiftNames.stringLiteral(relationship.name)
+                lines += [
+                    "",
+                    "    /// Adds `value` to `\(relationship.name)`, keeping the inverse in step.",
+                    "    public func addTo\(suffix)(_ value: \(destination)) { addRelatedObject(value, forKey: \(key)) }",
+                    "    /// Removes `value` from `\(relationship.name)`, keeping the inverse in step.",
+                    "    public func removeFrom\(suffix)(_ value: \(destination)) { removeRelatedObject(value, forKey: \(key)) }",
+                ]
             }
         }
         if !entity.ownAttributes.isEmpty || !entity.ownRelationships.isEmpty { lines.append("") }
@@ -110,6 +123,16 @@ struct CodeGenerator {
         lines += model.entities.map { "    \(className(of: $0)).self," }
         lines.append("]")
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The property declaration of a relationship: `@ToOne`, `@ToMany` or `@OrderedToMany`.
+    func relationshipProperty(_ relationship: RelationshipDescription) -> String {
+        let destination = model.entity(named: relationship.destinationEntityName).map(className(of:)) ?? "ManagedObject"
+        let key = SwiftNames.stringLiteral(relationship.name)
+        let name = SwiftNames.escaped(SwiftNames.identifier(relationship.name))
+        if !relationship.isToMany { return "@ToOne(\(key)) public var \(name): \(destination)?" }
+        if relationship.isOrdered { return "@OrderedToMany(\(key)) public var \(name): [\(destination)]" }
+        return "@ToMany(\(key)) public var \(name): Set<\(destination)>"
     }
 
     /// The Swift type of an attribute's property.

@@ -29,7 +29,7 @@ struct CodegenCommandTests {
         }
     }
 
-    @Test("classes, inheritance, property types, relationships as comments and entity names")
+    @Test("classes, inheritance, property types, relationship properties and helpers, and entity names")
     func contents() throws {
         let out = try generate()
         let item = try read("CatalogItem.swift", in: out)
@@ -37,7 +37,7 @@ struct CodegenCommandTests {
         #expect(item.contains("@Attribute(\"title\") public var title: String?"), "non-scalar without default")
         #expect(item.contains("@Attribute(\"price\") public var price: Decimal?"))
         #expect(item.contains("@Attribute(\"sku\") public var sku: UUID?"))
-        #expect(item.contains("// relationship shelf: to-one Shelf"))
+        #expect(item.contains("@ToOne(\"shelf\") public var shelf: Shelf?"))
         #expect(item.contains("public override class var entityName: String { \"Item\" }"))
         #expect(item.contains("/// The `Item` entity"))
 
@@ -65,7 +65,9 @@ struct CodegenCommandTests {
         ] {
             #expect(shelf.contains(declaration), "expected \(declaration) in\n\(shelf)")
         }
-        #expect(shelf.contains("// relationship items: to-many Item (ordered), inverse shelf, delete rule Cascade"))
+        #expect(shelf.contains("/// to-many Item (ordered), inverse shelf, delete rule Cascade."))
+        #expect(shelf.contains("@OrderedToMany(\"items\") public var items: [CatalogItem]"))
+        #expect(shelf.contains("public func addToItems(_ value: CatalogItem) { addRelatedObject(value, forKey: \"items\") }"))
 
         let classes = try read("ModelClasses.swift", in: out)
         #expect(classes.contains("public let catalogModelClasses: [ManagedObject.Type] = ["))

@@ -193,3 +193,69 @@ private func named(_ objects: [ManagedObject]) -> [String] { objects.compactMap 
         #expect(try connection.tableExists("ZEMPLOYEE") && !(try connection.tableExists("Z_4EMPLOYEES")))
     }
 }
+
+/// Faults, fetch options and prefetching, counted in store reads.
+@Suite struct FaultingTests {
+    private static func seeded() throws -> (Graph, ManagedObjectID) {
+        let graph = try Graph(.sqlite)
+        let writer = graph.context()
+        let acmeID = try writer.performAndWait {
+            let acme = try writer.insertNewObject(forEntityName: "Company")
+            acme["name"] = "Acme"
+            for index in 0..<10 {
+                let employee = try writer.insertNewObject(forEntityName: "Employee")
+                employee["name"] = "E\(index)"
+                employee.setRelatedObject(acme, forKey: "company")
+            }
+            try writer.save()
+            return acme.objectID
+        }
+        return (graph, acmeID)
+    }
+
+    private static func reads(_ graph: Graph) -> Int {
+        (graph.coordinator.persistentStores.first?.backend as? SQLiteStore)?.readCount.load(ordering: .relaxed) ?? -1
+    }
+
+    @Test func fetchedObjectsAreFaultsThatFireWithoutAQuery() throws {
+        let (graph, _) = try Self.seeded()
+        let context = graph.context()
+        try context.performAndWait {
+            let employees = try context.fetch(FetchRequest<ManagedObject>(entityName: "Employee"))
+            #expect(employees.allSatisfy { $0.isFault })
+            let before = Self.reads(graph)
+            #expect(employees.compactMap { $0["name"] as String? }.count == 10)
+            #expect(Self.reads(graph) == before, "the fetch's values were kept")
+            #expect(!employees[0].isFault)
+
+            var bare = FetchRequest<ManagedObject>(entityName: "Company")
+            bare.includesPropertyValues = false
+            let other = graph.context()
+            try other.performAndWait {
+                let company = try #require(try other.fetch(bare).first)
+                let start = Self.reads(graph)
+                #expect(company.isFault)
+                #expect(company["name"] == "Acme")
+                #expect(Self.reads(graph) == start + 1, "a bare fault fires with one query")
+            }
+        }
+    }
+
+    @Test func prefetchingLoadsToOneDestinationsInOneQuery() throws {
+        let (graph, acmeID) = try Self.seeded()
+        let context = graph.context()
+        try context.performAndWait {
+            var request = FetchRequest<ManagedObject>(entityName: "Employee")
+            request.relationshipKeyPathsForPrefetching = ["company"]
+            let employees = try context.fetch(request)
+            let before = Self.reads(graph)
+            #expect(employees.allSatisfy { $0.relatedObject(forKey: "company")?["name"] == "Acme" })
+            #expect(Self.reads(graph) == before, "prefetched: no fault fired")
+            #expect(try context.fetchObjectIDs(FetchRequest<ManagedObject>(entityName: "Company")) == [acmeID])
+            let acme = try context.existingObject(with: acmeID)
+            let start = Self.reads(graph)
+            #expect(acme.relatedObjects(forKey: "employees").count == 10)
+            #expect(Self.reads(graph) == start + 1, "a to-many fault fires with one query")
+        }
+    }
+}

@@ -42,8 +42,12 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Relationships changed since the last save, by index.
     var changedRelationships: Set<Int> = []
     var insertedFlag = false
+    /// Whether ``awakeFromInsert()`` has run: it runs once in an object's life.
+    var hasAwokenFromInsert = false
     var deletedFlag = false
     var faultFlag = false
+    /// Whether a fault already holds its values (from the fetch that made it), so firing it needs no query.
+    var faultHoldsValues = false
 
     /// Creates an object of `entity` and, when `context` is given, inserts it there (as Core Data's
     /// `init(entity:insertInto:)`). Every attribute starts with its default value.
@@ -177,8 +181,47 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     open func willSave() {}
     /// Called after the object was saved.
     open func didSave() {}
-    /// Called when the object is deleted, before its deletion is processed.
+    /// Called when the object is deleted, before its delete rules are applied (relationships still intact).
     open func prepareForDeletion() {}
+    /// Called before the object turns into a fault (a refresh without merging, a reset).
+    open func willTurnIntoFault() {}
+    /// Called after the object turned into a fault.
+    open func didTurnIntoFault() {}
+
+    /// Checks the object before it is saved for the first time; the default checks every attribute and
+    /// relationship rule of the model. Override to add rules (call `super`), or call it yourself.
+    ///
+    /// - Throws: ``ObjectGraphError/validation(_:)`` listing every failure.
+    open func validateForInsert() throws(ObjectGraphError) {
+        try validateModelRules()
+    }
+
+    /// Checks the object before changes to it are saved; the default checks every model rule.
+    ///
+    /// - Throws: ``ObjectGraphError/validation(_:)`` listing every failure.
+    open func validateForUpdate() throws(ObjectGraphError) {
+        try validateModelRules()
+    }
+
+    /// Checks that the object may be deleted; the default applies deny rules.
+    ///
+    /// - Throws: ``ObjectGraphError/validation(_:)`` listing every failure.
+    open func validateForDelete() throws(ObjectGraphError) {
+        let failures = managedObjectContext?.relationshipFailures(inserted: [], updated: [], deleted: [self]) ?? []
+        if !failures.isEmpty { throw .validation(failures) }
+    }
+
+    private func validateModelRules() throws(ObjectGraphError) {
+        var failures: [ValidationFailure] = []
+        for (index, attribute) in entity.attributes.enumerated() where !attribute.isTransient {
+            if let reason = attribute.validationFailureReason(for: storage[index]) {
+                failures.append(ValidationFailure(objectID: objectID, key: attribute.name, reason: reason))
+            }
+        }
+        let related = managedObjectContext?.relationshipFailures(inserted: [self], updated: [], deleted: []) ?? []
+        failures += related
+        if !failures.isEmpty { throw .validation(failures) }
+    }
 
     // MARK: - Identity
 

@@ -22,7 +22,11 @@ extension ManagedObjectContext {
             limit: needsMemoryPass ? 0 : request.fetchLimit, offset: needsMemoryPass ? 0 : request.fetchOffset,
             includesSubentities: request.includesSubentities)
         let model = persistentStoreCoordinator?.managedObjectModel
-        var objects = rows.map { materialize($0, entity: model?.entity(named: $0.objectID.entityName) ?? entity) }
+        var objects = rows.map {
+            materialize($0, entity: model?.entity(named: $0.objectID.entityName) ?? entity,
+                asFault: request.returnsObjectsAsFaults, withValues: request.includesPropertyValues)
+        }
+        prefetch(request.relationshipKeyPathsForPrefetching, for: objects)
 
         if needsMemoryPass {
             let changed = Set(pendingObjects.map(ObjectIdentifier.init))
@@ -78,6 +82,47 @@ extension ManagedObjectContext {
             throw .objectNotInContext(objectID)
         }
         return materialize(row, entity: entity)
+    }
+
+    /// The IDs of the objects `request` describes, in its order, without making objects for them (Core Data's
+    /// `.managedObjectIDResultType`).
+    public func fetchObjectIDs<Result: ManagedObject>(_ request: FetchRequest<Result>) throws(ObjectGraphError)
+        -> [ManagedObjectID]
+    {
+        checkQueue("fetchObjectIDs(_:)")
+        let entity = try entity(named: request.entityName)
+        if request.includesPendingChanges,
+            !pendingObjects(of: entity, includesSubentities: request.includesSubentities).isEmpty
+        {
+            return try fetch(request).map(\.objectID)
+        }
+        return try storeForReading(entity).backend.fetch(
+            entity: entity, predicate: request.predicate, sortCriteria: request.sortCriteria,
+            limit: request.fetchLimit, offset: request.fetchOffset, includesSubentities: request.includesSubentities
+        ).map(\.objectID)
+    }
+
+    /// Loads the destinations of to-one relationships `keys` of `objects` with one store query per
+    /// relationship (and to-many ones with one query per object), so later access fires no faults.
+    private func prefetch(_ keys: [String], for objects: [ManagedObject]) {
+        guard let model = persistentStoreCoordinator?.managedObjectModel else { return }
+        for key in keys {
+            var wanted: [String: [ManagedObjectID]] = [:]
+            for object in objects {
+                guard let index = object.entity.relationships.firstIndex(where: { $0.name == key }) else { continue }
+                if object.entity.relationships[index].isToMany {
+                    _ = object.loadedToMany(index)
+                } else if let id = object.storedToOne[index], registeredObjects[id].map({ $0.faultFlag }) ?? true {
+                    wanted[id.entityName, default: []].append(id)
+                }
+            }
+            for (entityName, ids) in wanted {
+                guard let entity = model.entity(named: entityName), let store = try? storeForReading(entity),
+                    let rows = try? store.backend.rows(for: Array(Set(ids)), entity: entity)
+                else { continue }
+                for row in rows { _ = materialize(row, entity: entity) }
+            }
+        }
     }
 
     func entity(named name: String) throws(ObjectGraphError) -> EntityDescription {

@@ -112,6 +112,11 @@ extension ManagedObjectContext {
     /// default values (Core Data's `shouldDeleteInaccessibleFaults`).
     func fulfillFault(_ object: ManagedObject) {
         object.faultFlag = false
+        if object.faultHoldsValues {
+            object.faultHoldsValues = false
+            object.awakeFromFetch()
+            return
+        }
         guard let coordinator = persistentStoreCoordinator,
             let store = try? coordinator.store(for: object.entity),
             let row = try? store.backend.rows(for: [object.objectID], entity: object.entity).first
@@ -127,11 +132,35 @@ extension ManagedObjectContext {
     }
 
     /// The registered object for a stored row, created (and registered) from the row when there is none.
-    /// A registered object keeps its in-memory state, as Core Data does.
+    /// A registered object keeps its in-memory state, as Core Data does. With `asFault`, a new object is a
+    /// fault holding the row's values (firing it costs no query); with `withValues` false, a bare fault.
+    func materialize(_ row: RowSnapshot, entity: EntityDescription, asFault: Bool, withValues: Bool = true)
+        -> ManagedObject
+    {
+        if registeredObjects[row.objectID] == nil, asFault || !withValues {
+            let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
+            object.objectID = row.objectID
+            object.managedObjectContext = self
+            object.faultFlag = true
+            if withValues {
+                object.storage = row.values
+                object.committed = row.values
+                object.rowVersion = row.version
+                object.adoptStoredRelationships(row)
+                object.faultHoldsValues = true
+            }
+            registeredObjects[row.objectID] = object
+            return object
+        }
+        return materialize(row, entity: entity)
+    }
+
+    /// The registered object for a stored row, created fully loaded when there is none.
     func materialize(_ row: RowSnapshot, entity: EntityDescription) -> ManagedObject {
         if let existing = registeredObjects[row.objectID] {
             if existing.faultFlag {
                 existing.faultFlag = false
+                existing.faultHoldsValues = false
                 existing.storage = row.values
                 existing.committed = row.values
                 existing.rowVersion = row.version

@@ -28,8 +28,19 @@ extension ManagedObjectContext {
         let inserted = insertedObjectsByIdentity.values.sorted { $0.objectID.key < $1.objectID.key }
         let updated = Array(updatedObjectsByIdentity.values)
         let deleted = Array(deletedObjectsByIdentity.values)
-        var failures = validationFailures(inserted + updated)
-        failures += relationshipFailures(inserted: inserted, updated: updated, deleted: deleted)
+        // Every object's own checks (overridable), all failures collected into one error.
+        var failures: [ValidationFailure] = []
+        func collect(_ check: () throws(ObjectGraphError) -> Void) throws(ObjectGraphError) {
+            do {
+                try check()
+            } catch {
+                guard case .validation(let found) = error else { throw error }
+                failures += found
+            }
+        }
+        for object in inserted { try collect { () throws(ObjectGraphError) in try object.validateForInsert() } }
+        for object in updated { try collect { () throws(ObjectGraphError) in try object.validateForUpdate() } }
+        for object in deleted { try collect { () throws(ObjectGraphError) in try object.validateForDelete() } }
         if !failures.isEmpty { throw .validation(failures) }
 
         var request = StoreSaveRequest()
@@ -106,19 +117,5 @@ extension ManagedObjectContext {
             values[index] = .null
         }
         return values
-    }
-
-    /// Checks model constraints (required values, minimum and maximum, regular expressions) on objects about
-    /// to be saved; all failures are reported together.
-    private func validationFailures(_ objects: [ManagedObject]) -> [ValidationFailure] {
-        var failures: [ValidationFailure] = []
-        for object in objects {
-            for (index, attribute) in object.entity.attributes.enumerated() where !attribute.isTransient {
-                if let reason = attribute.validationFailureReason(for: object.storage[index]) {
-                    failures.append(ValidationFailure(objectID: object.objectID, key: attribute.name, reason: reason))
-                }
-            }
-        }
-        return failures
     }
 }

@@ -168,7 +168,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         registeredObjects[object.objectID] = object
         insertedObjectsByIdentity[ObjectIdentifier(object)] = object
         pending.note(object, .inserted)
-        object.awakeFromInsert()
+        if !object.hasAwokenFromInsert {
+            object.hasAwokenFromInsert = true
+            object.awakeFromInsert()
+        }
         scheduleProcessing()
     }
 

@@ -29,6 +29,15 @@ public struct FetchRequest<Result: ManagedObject>: Sendable, Hashable, CustomStr
     public var fetchBatchSize: Int
     /// Whether objects of sub-entities are fetched too (default true, as in Core Data).
     public var includesSubentities: Bool
+    /// Whether newly fetched objects come back as faults (default true, as in Core Data). Their values are
+    /// kept from the fetch, so firing such a fault needs no further query.
+    public var returnsObjectsAsFaults: Bool
+    /// Whether the fetch reads property values at all (default true). When false, objects not yet registered
+    /// come back as bare faults that read their row when first used.
+    public var includesPropertyValues: Bool
+    /// Relationship names whose destinations are loaded together with the results (one query per to-one
+    /// relationship), instead of one fault at a time.
+    public var relationshipKeyPathsForPrefetching: [String]
 
     /// Creates a request for all objects of `entityName`, unsorted.
     public init(
@@ -43,6 +52,9 @@ public struct FetchRequest<Result: ManagedObject>: Sendable, Hashable, CustomStr
         self.includesPendingChanges = true
         self.fetchBatchSize = 0
         self.includesSubentities = true
+        self.returnsObjectsAsFaults = true
+        self.includesPropertyValues = true
+        self.relationshipKeyPathsForPrefetching = []
     }
 
     /// The same request for a different result class.
@@ -53,6 +65,9 @@ public struct FetchRequest<Result: ManagedObject>: Sendable, Hashable, CustomStr
         other.includesPendingChanges = includesPendingChanges
         other.fetchBatchSize = fetchBatchSize
         other.includesSubentities = includesSubentities
+        other.returnsObjectsAsFaults = returnsObjectsAsFaults
+        other.includesPropertyValues = includesPropertyValues
+        other.relationshipKeyPathsForPrefetching = relationshipKeyPathsForPrefetching
         return other
     }
 

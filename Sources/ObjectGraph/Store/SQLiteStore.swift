@@ -20,6 +20,9 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
     private let writer: Mutex<SQLiteConnection>
     private let readers = Mutex<[SQLiteConnection]>([])
     private static let maximumIdleReaders = 4
+    /// How many read operations (each one query, or one chunked key lookup) the store has run; tests use it to
+    /// check that faults and prefetching cost what they promise.
+    let readCount = Atomic<Int>(0)
 
     /// Opens (creating when new) the store at `path` for `model`.
     ///
@@ -118,6 +121,7 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
 
     /// Runs `body` on an idle reader connection (opening one if none is idle); readers run in parallel.
     func withReader<T>(_ body: (SQLiteConnection) throws(ObjectGraphError) -> T) throws(ObjectGraphError) -> T {
+        readCount.add(1, ordering: .relaxed)
         var connection = readers.withLock { $0.popLast() }
         if connection == nil {
             do {

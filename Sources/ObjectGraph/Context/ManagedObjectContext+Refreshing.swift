@@ -1,0 +1,44 @@
+extension ManagedObjectContext {
+    /// Brings a registered object up to date, as Core Data's `refresh(_:mergeChanges:)`.
+    ///
+    /// - With `mergeChanges: false` the object turns back into a fault: its unsaved changes are dropped,
+    ///   its relationships released (which breaks reference cycles), and its values read again on next use.
+    ///   ``ManagedObject/willTurnIntoFault()`` and ``ManagedObject/didTurnIntoFault()`` are called around it.
+    /// - With `mergeChanges: true` it reads the saved values again and re-applies its unsaved changes on top.
+    ///
+    /// Objects inserted and not saved yet have nothing saved to go back to and are left as they are.
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        checkQueue("refresh(_:mergeChanges:)")
+        guard object.managedObjectContext === self, !object.insertedFlag, !object.deletedFlag else { return }
+        if mergeChanges {
+            guard let store = try? storeForReading(object.entity),
+                let row = try? store.backend.rows(for: [object.objectID], entity: object.entity).first
+            else { return }
+            var values = row.values
+            for index in object.changedAttributes { values[index] = object.storage[index] }
+            for (index, attribute) in object.entity.attributes.enumerated() where attribute.isTransient {
+                values[index] = object.storage[index]
+            }
+            object.storage = values
+            object.committed = row.values
+            object.rowVersion = row.version
+            object.adoptStoredRelationships(row)
+            object.faultFlag = false
+        } else {
+            object.willTurnIntoFault()
+            updatedObjectsByIdentity[ObjectIdentifier(object)] = nil
+            object.changedAttributes = []
+            object.discardRelationshipChanges()
+            object.storage = object.entity.attributes.map(\.defaultValue)
+            object.faultFlag = true
+            object.didTurnIntoFault()
+        }
+        pending.note(object, .refreshed)
+        scheduleProcessing()
+    }
+
+    /// Refreshes every registered object, merging its unsaved changes (Core Data's `refreshAllObjects()`).
+    public func refreshAllObjects() {
+        for object in Array(registeredObjects.values) { refresh(object, mergeChanges: true) }
+    }
+}
