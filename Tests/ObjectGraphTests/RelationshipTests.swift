@@ -259,3 +259,85 @@ private func named(_ objects: [ManagedObject]) -> [String] { objects.compactMap 
         }
     }
 }
+
+@Suite struct OrderedAndMergedRelationshipTests {
+    private static func playlists(_ kind: StoreKind) throws -> (PersistentStoreCoordinator, TemporaryDirectory) {
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Playlist", attributes: [AttributeDescription(name: "name", type: .string)],
+                relationships: [RelationshipDescription(name: "songs", destination: "Song", inverse: "playlist",
+                    isToMany: true, isOrdered: true)]),
+            EntityDescription(name: "Song", attributes: [AttributeDescription(name: "title", type: .string)],
+                relationships: [RelationshipDescription(name: "playlist", destination: "Playlist", inverse: "songs")]),
+        ])
+        let directory = TemporaryDirectory()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(ofType: kind == .sqlite ? .sqlite : .inMemory, at: directory.file("p.sqlite"))
+        return (coordinator, directory)
+    }
+
+    @Test(arguments: StoreKind.allCases) func orderedRelationshipsKeepTheirOrderInTheStore(kind: StoreKind) throws {
+        let (coordinator, directory) = try Self.playlists(kind)
+        _ = directory
+        let writer = ManagedObjectContext(concurrencyType: .privateQueue)
+        writer.persistentStoreCoordinator = coordinator
+        let id = try writer.performAndWait {
+            let list = try writer.insertNewObject(forEntityName: "Playlist")
+            var songs: [ManagedObject] = []
+            for title in ["c", "a", "d", "b"] {
+                let song = try writer.insertNewObject(forEntityName: "Song")
+                song["title"] = title
+                songs.append(song)
+            }
+            list.setRelatedObjects(songs, forKey: "songs")
+            try writer.save()
+            // Reorder and save again.
+            list.setRelatedObjects([songs[1], songs[3], songs[0], songs[2]], forKey: "songs")
+            try writer.save()
+            return list.objectID
+        }
+        let reader = ManagedObjectContext(concurrencyType: .privateQueue)
+        reader.persistentStoreCoordinator = coordinator
+        try reader.performAndWait {
+            let list = try reader.existingObject(with: id)
+            #expect(list.relatedObjects(forKey: "songs").compactMap { $0["title"] as String? } == ["a", "b", "c", "d"])
+        }
+    }
+
+    @Test func mergedRelationshipChangesReachLoadedRelationships() throws {
+        let graph = try Graph(.sqlite)
+        let background = graph.context()
+        let view = graph.context()
+        let (acmeID, globexID, adaID) = try background.performAndWait {
+            let acme = try background.insertNewObject(forEntityName: "Company")
+            let globex = try background.insertNewObject(forEntityName: "Company")
+            let ada = try background.insertNewObject(forEntityName: "Employee")
+            ada.setRelatedObject(acme, forKey: "company")
+            try background.save()
+            return (acme.objectID, globex.objectID, ada.objectID)
+        }
+        let (acme, globex) = try view.performAndWait {
+            let acme = try view.existingObject(with: acmeID)
+            let globex = try view.existingObject(with: globexID)
+            #expect(acme.relatedObjects(forKey: "employees").map(\.objectID) == [adaID])
+            #expect(globex.relatedObjects(forKey: "employees").isEmpty)
+            return (Unchecked(acme), Unchecked(globex))
+        }
+        let save = try background.performAndWait {
+            let ada = try background.existingObject(with: adaID)
+            let globex = try background.existingObject(with: globexID)
+            ada.setRelatedObject(globex, forKey: "company")
+            let captured = Unchecked<ContextDidSave?>(nil)
+            let token = background.addDidSaveObserver { captured.value = $0 }
+            try background.save()
+            token.cancel()
+            return captured.value
+        }
+        view.performAndWait {
+            if let save { view.mergeChanges(fromContextDidSave: save) }
+            #expect(acme.value.relatedObjects(forKey: "employees").isEmpty)
+            #expect(globex.value.relatedObjects(forKey: "employees").map(\.objectID) == [adaID])
+            let ada = view.registeredObject(for: adaID)
+            #expect(ada?.relatedObject(forKey: "company") === globex.value)
+        }
+    }
+}

@@ -93,6 +93,18 @@ extension ManagedObjectContext {
         }
     }
 
+    /// The new order of `object`'s changed ordered one-to-many relationships.
+    func orderChanges(for object: ManagedObject) -> [StoreSaveRequest.JoinChange] {
+        object.changedRelationships.sorted().compactMap { index in
+            let relationship = object.entity.relationships[index]
+            guard relationship.isToMany, relationship.isOrdered, !object.isManyToMany(index),
+                case .toMany(let objects) = object.relationshipSlots[index]
+            else { return nil }
+            return StoreSaveRequest.JoinChange(objectID: object.objectID, entity: object.entity, relationshipIndex: index,
+                added: objects.items.map(\.objectID), removed: [])
+        }
+    }
+
     /// After a save: what the store now holds for `object`'s relationships.
     func recordStoredRelationships(_ object: ManagedObject) {
         for (index, relationship) in object.entity.relationships.enumerated() {

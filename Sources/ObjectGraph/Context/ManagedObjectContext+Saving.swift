@@ -50,11 +50,13 @@ extension ManagedObjectContext {
             request.inserts.append(.init(temporaryID: object.objectID, entity: object.entity,
                 values: persistentValues(object), toOne: toOneForSave(object)))
             request.joinChanges += joinChanges(for: object)
+            request.orderChanges += orderChanges(for: object)
         }
         for object in updated {
             request.updates.append(.init(objectID: object.objectID, entity: object.entity,
                 values: persistentValues(object), expectedVersion: object.rowVersion, toOne: toOneForSave(object)))
             request.joinChanges += joinChanges(for: object)
+            request.orderChanges += orderChanges(for: object)
         }
         for object in deleted {
             request.deletes.append(.init(objectID: object.objectID, entity: object.entity, expectedVersion: object.rowVersion))

@@ -89,6 +89,7 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
         let inverse = relationship.inverseName.flatMap { destination.relationship(named: $0) }
         return state.withLock { state in
             if let inverse, !inverse.isToMany {
+                let order = state.joins[Self.joinKey(entity, index, key) + "#order"] ?? []
                 let wanted = Set(model.entityAndDescendants(of: destination).map(\.name))
                 return (state.rows[root(destination)] ?? [:]).filter { _, row in
                     guard wanted.contains(row.entityName), let concrete = model.entity(named: row.entityName),
@@ -100,6 +101,9 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
                     state.rows[root(destination)]?[pk].map {
                         ManagedObjectID(entityName: $0.entityName, storeIdentifier: identifier, primaryKey: pk)
                     }
+                }.sorted { lhs, rhs in
+                    // Ordered relationships keep their saved order; others (and newcomers) follow by key.
+                    (order.firstIndex(of: lhs) ?? Int.max, lhs.key) < (order.firstIndex(of: rhs) ?? Int.max, rhs.key)
                 }
             }
             return state.joins[Self.joinKey(entity, index, key)] ?? []
@@ -153,6 +157,11 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
                 for index in delete.entity.relationships.indices {
                     state.joins[Self.joinKey(delete.entity, index, key)] = nil
                 }
+            }
+            for change in request.orderChanges {
+                guard let key = (result.permanentIDs[change.objectID] ?? change.objectID).primaryKey else { continue }
+                state.joins[Self.joinKey(change.entity, change.relationshipIndex, key) + "#order"] =
+                    change.added.map { result.permanentIDs[$0] ?? $0 }
             }
             for change in request.joinChanges {
                 guard let key = (result.permanentIDs[change.objectID] ?? change.objectID).primaryKey else { continue }

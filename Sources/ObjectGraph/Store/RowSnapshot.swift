@@ -43,6 +43,8 @@ struct StoreSaveRequest: Sendable {
     var updates: [Update] = []
     var deletes: [Delete] = []
     var joinChanges: [JoinChange] = []
+    /// The new order of changed ordered to-many relationships (owner, relationship, destinations in order).
+    var orderChanges: [JoinChange] = []
 }
 
 /// What a successful save gave back: permanent IDs for inserted objects and new row versions.

@@ -33,8 +33,9 @@ extension SQLiteStore {
             })
         {
             let numbers = destinationLayout.entityNumbersWithDescendants.map(String.init).joined(separator: ", ")
+            let order = foreignKey.orderColumn.map { "\($0), Z_PK" } ?? "Z_PK"
             sql = "SELECT Z_PK, Z_ENT FROM \(destinationLayout.tableName) WHERE \(foreignKey.name) = ? "
-                + "AND Z_ENT IN (\(numbers)) ORDER BY Z_PK"
+                + "AND Z_ENT IN (\(numbers)) ORDER BY \(order)"
         } else {
             return []
         }
@@ -100,6 +101,24 @@ extension SQLiteStore {
                 try connection.cachedStatement(
                     "INSERT OR IGNORE INTO \(table.name) (\(table.ownColumn), \(table.otherColumn)) VALUES (?, ?)")
                     .run([.integer(own), .integer(other)])
+            }
+        }
+        // Ordered one-to-many: each destination row records its position in Z_FOK_<INVERSE>.
+        for change in request.orderChanges {
+            let relationship = change.entity.relationships[change.relationshipIndex]
+            guard let inverseName = relationship.inverseName,
+                let destination = model.entity(named: relationship.destinationEntityName)
+            else { continue }
+            for (position, id) in change.added.enumerated() {
+                let resolved = permanentIDs[id] ?? id
+                guard let key = resolved.primaryKey,
+                    let layout = try? layout(of: model.entity(named: resolved.entityName) ?? destination),
+                    let column = layout.foreignKeys.first(where: {
+                        layout.entity.relationships[$0.relationshipIndex].name == inverseName
+                    })?.orderColumn
+                else { continue }
+                try connection.cachedStatement("UPDATE \(layout.tableName) SET \(column) = ? WHERE Z_PK = ?")
+                    .run([.integer(Int64(position + 1)), .integer(key)])
             }
         }
         for delete in request.deletes {

@@ -32,6 +32,8 @@ struct TableLayout: Sendable {
         let name: String
         let position: Int
         let entityColumn: (name: String, position: Int)?
+        /// `Z_FOK_<NAME>`: this row's position in its owner's ordered to-many relationship, if it is ordered.
+        let orderColumn: String?
     }
 
     /// Every column an insert or update writes, in order: attributes, then foreign keys and their entity columns.
@@ -102,6 +104,7 @@ extension TableLayout {
             // two unrelated entities of the tree declare gets a numeric suffix, as Core Data does.
             var byOwner: [String: [String: Int]] = [:]  // entity → attribute name → column position
             var keysByOwner: [String: [String: (Int, Int?)]] = [:]  // entity → relationship → (column, entity column)
+            var orderColumns: [String: String] = [:]  // "Entity.relationship" → Z_FOK_ column
             var drafts: [(column: Column, group: Int, order: Int)] = []
             var usedNames: Set<String> = []
             for (treeOrder, entity) in tree.enumerated() {
@@ -137,6 +140,17 @@ extension TableLayout {
                         drafts.append((Column(name: entityName, sqlType: "INTEGER"), 0, treeOrder))
                     }
                     keyPositions[relationship.name] = (keyDraft, entityDraft)
+                    // The inverse is an ordered to-many: Core Data keeps the order in Z_FOK_<NAME>.
+                    if let inverseName = relationship.inverseName,
+                        let inverse = model.entity(named: relationship.destinationEntityName)?.relationship(named: inverseName),
+                        inverse.isToMany, inverse.isOrdered
+                    {
+                        var orderName = "Z_FOK_" + relationship.name.uppercased()
+                        while usedNames.contains(orderName) { orderName += "1" }
+                        usedNames.insert(orderName)
+                        orderColumns[entity.name + "." + relationship.name] = orderName
+                        drafts.append((Column(name: orderName, sqlType: "INTEGER"), 0, treeOrder))
+                    }
                 }
                 byOwner[entity.name] = positions
                 keysByOwner[entity.name] = keyPositions
@@ -162,8 +176,11 @@ extension TableLayout {
                     guard let (keyDraft, entityDraft) = keyPositions[entity.relationships[index].name] else { return nil }
                     let position = finalPosition[keyDraft]
                     let entityColumn = entityDraft.map { (tableColumns[finalPosition[$0]].name, finalPosition[$0]) }
+                    let relationshipName = entity.relationships[index].name
+                    let declaring = sequence(first: entity) { $0.parentEntityName.flatMap(model.entity(named:)) }
+                        .first { $0.ownRelationships.contains { $0.name == relationshipName } } ?? entity
                     return ForeignKey(relationshipIndex: index, name: tableColumns[position].name, position: position,
-                        entityColumn: entityColumn)
+                        entityColumn: entityColumn, orderColumn: orderColumns[declaring.name + "." + relationshipName])
                 }
                 result[entity.name] = TableLayout(
                     entity: entity, entityNumber: model.entityNumber(of: entity), tableName: root.tableName,
