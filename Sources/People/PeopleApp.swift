@@ -5,6 +5,10 @@ import TerminalTableView
 /// The `people` browser, independent of any real terminal: it takes events, keeps the list and the
 /// imports going, and draws frames into whatever ``TerminalScreen`` it is given (ncurses in the app, an
 /// in-memory screen in tests).
+///
+/// The app is a small state machine (``Mode``): browsing the list, editing the filter, waiting for a
+/// section letter after `g`, a prompt, the detail view, the form, or the help. Every key goes to the
+/// current mode; every frame is drawn from the state, never patched.
 @MainActor
 public final class PeopleApp {
     /// What the app was started with.
@@ -33,23 +37,56 @@ public final class PeopleApp {
         }
     }
 
+    /// What the keys currently do.
+    public enum Mode {
+        /// Moving through the list.
+        case browsing
+        /// Typing in the filter field (the list follows as you type).
+        case filtering
+        /// After `g`: the next key names a section's index title.
+        case jumping
+        /// Asking for the path of a file to import.
+        case importPrompt(LineEditor)
+        /// Asking whether to delete a person.
+        case confirmingDelete(Person)
+        /// Showing one person.
+        case detail(Person)
+        /// The new-person or edit form; `person` is nil for a new person.
+        case form(PersonForm, person: Person?)
+        /// The key list.
+        case help
+    }
+
     /// The list on screen.
     public let list: PeopleListViewController
     /// Whether the user asked to quit.
     public private(set) var shouldQuit = false
-    /// The running (or last) import.
-    public private(set) var importer: PersonImporter?
+    /// What the keys currently do.
+    public internal(set) var mode = Mode.browsing
+    /// Every import started, oldest first.
+    public internal(set) var importers: [PersonImporter] = []
+    /// The most recently started import.
+    public var importer: PersonImporter? { importers.last }
+    /// The imports of the current burst, as the status line shows them.
+    public internal(set) var importActivity = ImportActivity()
 
     let stack: PeopleStack
     let screen: any TerminalScreen
     let timeSource: any TimeSource
     let options: Options
-    private var importsStarted = 0
-    private var importStartedAt: ContinuousClock.Instant?
-    private var importFinishedAfter: Duration?
-    private var needsDisplay = true
-    private(set) var lastFrameDuration: Duration = .zero
-    private var lastImportProgress: PersonImporter.Progress?
+    /// The filter field.
+    var filterEditor = LineEditor()
+    /// Why the filter text is not a valid predicate; the list keeps its previous filter meanwhile.
+    var filterError: FetchPredicateError?
+    /// A one-line note for the bottom line (a save, a deletion, an error), until the next key.
+    var message: (text: String, isError: Bool)?
+    /// The serial number the next generated person's email gets.
+    var nextSerial = 1
+    /// Index of each running importer in ``importActivity``'s jobs.
+    var activityIndexes: [ObjectIdentifier: Int] = [:]
+    var needsDisplay = true
+    var lastRenderAt: ContinuousClock.Instant?
+    var lastFrameDuration: Duration = .zero
 
     /// Creates the app on an opened stack.
     public init(stack: PeopleStack, screen: any TerminalScreen, timeSource: any TimeSource, options: Options) {
@@ -59,28 +96,19 @@ public final class PeopleApp {
         self.options = options
         list = PeopleListViewController(context: stack.viewContext, timeSource: timeSource,
             flashDuration: options.flashDuration)
+        list.tableView.configuration.usesColors = screen.supportsColors
         list.onChange = { [weak self] in self?.needsDisplay = true }
     }
 
     /// Shows the list and starts the launch import, if one was asked for.
     public func start() throws(ObjectGraphError) {
         try list.start()
+        nextSerial = try stack.viewContext.count(for: PeopleModel.listRequest()) + 1
         render()
         if options.generate > 0 { startImport(count: options.generate) }
     }
 
-    /// Starts a background import of `count` generated people (ignored while one is running).
-    public func startImport(count: Int) {
-        if let importer, !importer.progress.isFinished { return }
-        importsStarted += 1
-        let importer = PersonImporter(stack: stack, count: count, batchSize: options.batchSize,
-            seed: options.seed &+ UInt64(importsStarted) &* 1_000_003, firstSerial: list.numberOfPeople + 1)
-        self.importer = importer
-        importStartedAt = timeSource.now
-        importFinishedAfter = nil
-        importer.start()
-        needsDisplay = true
-    }
+    // MARK: - Events
 
     /// Reads and handles every pending terminal event, then redraws if anything changed.
     public func processInput() {
@@ -95,125 +123,146 @@ public final class PeopleApp {
     public func handle(_ event: TerminalEvent) {
         switch event {
         case .resize:
-            needsDisplay = true
+            break
+        case .mouse(let mouse):
+            if case .browsing = mode { _ = list.tableView.handle(mouse) }
         case .key(let key):
+            message = nil
             handle(key)
-        }
-    }
-
-    private func handle(_ key: Key) {
-        switch key {
-        case .character("q"):
-            shouldQuit = true
-        case .character("j"):
-            _ = list.tableView.handle(.down)
-        case .character("k"):
-            _ = list.tableView.handle(.up)
-        case .character("i"):
-            startImport(count: options.importOnKey)
-        case .character(let character) where character.isUppercase || character == "#":
-            _ = list.tableView.scrollToSection(forIndexTitle: String(character))
-        default:
-            _ = list.tableView.handle(key)
         }
         needsDisplay = true
     }
 
-    /// Called by the run loop on every timer tick: redraws when something changed, an import is running,
-    /// or a highlight expired.
-    public func tick() {
-        if let importer {
-            let progress = importer.progress
-            if progress != lastImportProgress {
-                lastImportProgress = progress
-                needsDisplay = true
-                if progress.isFinished, importFinishedAfter == nil, let started = importStartedAt {
-                    importFinishedAfter = timeSource.now - started
+    private func handle(_ key: Key) {
+        switch mode {
+        case .browsing: handleBrowsing(key)
+        case .filtering: handleFiltering(key)
+        case .jumping:
+            mode = .browsing
+            if case .character(let character) = key, !list.tableView.scrollToSection(forIndexTitle: String(character)) {
+                message = ("No section \(character).", true)
+            }
+        case .importPrompt(var editor):
+            switch key {
+            case .escape: mode = .browsing
+            case .enter:
+                mode = .browsing
+                startImport(file: editor.text)
+            default:
+                editor.handle(key)
+                mode = .importPrompt(editor)
+            }
+        case .confirmingDelete(let person):
+            mode = .browsing
+            if key == .character("y") || key == .character("Y") { delete(person) }
+        case .detail(let person):
+            switch key {
+            case .escape, .character("q"), .enter: mode = .browsing
+            case .character("e") where !person.isDeleted: mode = .form(PersonForm(editing: person), person: person)
+            case .character("d") where !person.isDeleted: mode = .confirmingDelete(person)
+            default: break
+            }
+        case .form(var form, let person):
+            switch form.handle(key) {
+            case .none: mode = .form(form, person: person)
+            case .cancel: mode = person.map { .detail($0) } ?? .browsing
+            case .submit: submit(form, editing: person)
+            }
+        case .help:
+            mode = .browsing
+        }
+    }
+
+    private func handleBrowsing(_ key: Key) {
+        let table = list.tableView
+        switch key {
+        case .character("q"): shouldQuit = true
+        case .character("j"): _ = table.handle(.down)
+        case .character("k"): _ = table.handle(.up)
+        case .character("g"): mode = .jumping
+        case .character("/"):
+            filterEditor.setText(list.filter.text)
+            mode = .filtering
+        case .escape:
+            if !list.filter.text.isEmpty || filterError != nil { applyFilter(text: "") }
+        case .character("s"):
+            do {
+                try list.apply(list.sectionMode.next)
+            } catch {
+                message = ("Cannot sort by \(list.sectionMode.next.title): \(error)", true)
+            }
+        case .character("i"): startImport(count: options.importOnKey)
+        case .character("I"): mode = .importPrompt(LineEditor())
+        case .character("n"): mode = .form(PersonForm(), person: nil)
+        case .character("e"):
+            if let person = list.selectedPerson { mode = .form(PersonForm(editing: person), person: person) }
+        case .character("d"):
+            if let person = list.selectedPerson { mode = .confirmingDelete(person) }
+        case .character("?"): mode = .help
+        case .enter:
+            if let person = list.selectedPerson { mode = .detail(person) }
+        default:
+            _ = table.handle(key)
+        }
+    }
+
+    private func handleFiltering(_ key: Key) {
+        switch key {
+        case .enter:
+            mode = .browsing
+        case .escape:
+            applyFilter(text: "")
+            mode = .browsing
+        case .up, .down, .pageUp, .pageDown:
+            _ = list.tableView.handle(key)
+        default:
+            let before = filterEditor.text
+            filterEditor.handle(key)
+            if filterEditor.text != before { applyFilter(text: filterEditor.text) }
+        }
+    }
+
+    /// Filters the list by `text` (see ``PeopleFilter``). An invalid predicate is kept in
+    /// ``filterError`` and leaves the list as it was.
+    func applyFilter(text: String) {
+        filterEditor.setText(text)
+        let keys = Set(stack.coordinator.managedObjectModel.entity(named: PeopleModel.entityName)?
+            .attributes.filter { !$0.isTransient }.map(\.name) ?? [])
+        do {
+            let filter = try PeopleFilter(text: text, keys: keys)
+            do {
+                try list.apply(filter)
+                filterError = nil
+            } catch {
+                if case .predicate(let predicateError) = error {
+                    filterError = predicateError
+                } else {
+                    filterError = FetchPredicateError(kind: .invalidValue, message: error.description, format: text)
                 }
             }
+        } catch {
+            filterError = error
         }
-        if let deadline = list.tableView.nextRedrawDeadline, deadline <= timeSource.now { needsDisplay = true }
+    }
+
+    // MARK: - Time
+
+    /// Called by the run loop on every timer tick: follows the imports, and redraws when something
+    /// changed, an import is running (its rate and ETA move), or a highlight expired.
+    public func tick() {
+        let now = timeSource.now
+        for importer in importers {
+            guard let index = activityIndexes[ObjectIdentifier(importer)] else { continue }
+            if importActivity.update(index, progress: importer.progress, at: now) { needsDisplay = true }
+        }
+        if importActivity.isRunning, let last = lastRenderAt, now - last >= .milliseconds(500) { needsDisplay = true }
+        if let deadline = list.tableView.nextRedrawDeadline, deadline <= now { needsDisplay = true }
         if needsDisplay { render() }
     }
 
-    /// Stops a running import after its current batch and waits for it.
+    /// Stops running imports after their current batch and waits for them.
     public func shutdown() {
-        importer?.cancel()
-        importer?.waitUntilStopped()
-    }
-
-    // MARK: - Drawing
-
-    /// Draws a frame and presents it.
-    public func render() {
-        let started = timeSource.now
-        let size = screen.size
-        var buffer = ScreenBuffer(size: size)
-        if size.columns < 20 || size.rows < 5 {
-            buffer.write("Window too small: \(size.columns)×\(size.rows).", at: 0, row: 0)
-            buffer.write("Need at least 20×5.", at: 0, row: 1)
-        } else {
-            drawStatusLine(into: &buffer, width: size.columns)
-            list.tableView.render(into: &buffer,
-                in: TerminalRect(x: 0, y: 1, width: size.columns, height: size.rows - 2))
-            drawHelpLine(into: &buffer, row: size.rows - 1, width: size.columns)
-        }
-        screen.present(buffer)
-        needsDisplay = false
-        lastFrameDuration = timeSource.now - started
-    }
-
-    private func drawStatusLine(into buffer: inout ScreenBuffer, width: Int) {
-        buffer.fill(TerminalRect(x: 0, y: 0, width: width, height: 1), style: .reverse)
-        let left = " People · \(NumberText.grouped(list.numberOfPeople)) people · "
-            + "\(NumberText.grouped(list.numberOfSections)) sections"
-        let used = buffer.write(left, at: 0, row: 0, style: .reverse)
-        guard let importer else { return }
-        let progress = importer.progress
-        var right: String
-        if let failure = progress.failure {
-            right = "import failed: \(failure)"
-        } else if progress.isFinished {
-            let seconds = importFinishedAfter.map { String(format: "%.1f", $0.seconds) } ?? "?"
-            right = "imported \(NumberText.grouped(progress.saved)) in \(seconds) s"
-        } else {
-            let barWidth = 16
-            let filled = progress.total == 0 ? barWidth : progress.saved * barWidth / progress.total
-            let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: barWidth - filled)
-            right = "importing ▕\(bar)▏ \(progress.percent)%"
-            if let started = importStartedAt {
-                let elapsed = (timeSource.now - started).seconds
-                if elapsed > 0.2, progress.saved > 0 {
-                    right += "  \(NumberText.grouped(Int(Double(progress.saved) / elapsed)))/s"
-                }
-            }
-        }
-        right += " "
-        let rightWidth = DisplayWidth.of(right)
-        let column = max(used + 2, width - rightWidth)
-        buffer.write(right, at: column, row: 0, style: progress.failure == nil ? .reverse : TextStyle(
-            foreground: .red, reverse: true), maxWidth: width - column)
-    }
-
-    private func drawHelpLine(into buffer: inout ScreenBuffer, row: Int, width: Int) {
-        let help = " ↑↓ jk move  PgUp PgDn  Home End  A–Z jump  i import \(NumberText.grouped(options.importOnKey))  q quit"
-        let used = buffer.write(help, at: 0, row: row, style: .dim)
-        let timing = "update \(Self.milliseconds(list.lastUpdateDuration)) ms · frame \(Self.milliseconds(lastFrameDuration)) ms "
-        let timingWidth = DisplayWidth.of(timing)
-        if width - timingWidth > used + 1 {
-            buffer.write(timing, at: width - timingWidth, row: row, style: .dim)
-        }
-    }
-
-    private static func milliseconds(_ duration: Duration) -> String {
-        String(format: "%.1f", duration.seconds * 1000)
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as a floating-point number.
-    var seconds: Double {
-        let parts = components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+        for importer in importers { importer.cancel() }
+        for importer in importers { importer.waitUntilStopped() }
     }
 }

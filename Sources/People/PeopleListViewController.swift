@@ -10,19 +10,26 @@ import TerminalTableView
 public final class PeopleListViewController {
     /// The table the list is drawn in.
     public let tableView: TableView
-    /// The controller that keeps the list's people up to date.
-    public let resultsController: FetchedResultsController<Person>
+    /// The controller that keeps the list's people up to date. Changing the filter or the section
+    /// mode replaces it.
+    public private(set) var resultsController: FetchedResultsController<Person>
+    /// The filter the list shows (``PeopleFilter/none`` for everyone).
+    public private(set) var filter = PeopleFilter.none
+    /// How the list is sorted and sectioned.
+    public private(set) var sectionMode = PeopleSectionMode.lastNameInitial
     /// Called after every change batch has been applied to the table (the app redraws then).
     public var onChange: (() -> Void)?
     /// How long the last change batch took to apply, for the status line.
     public private(set) var lastUpdateDuration: Duration = .zero
 
     private let timeSource: any TimeSource
+    private let context: ManagedObjectContext
     private var updateStarted: ContinuousClock.Instant?
 
     /// Creates the list on `context` (a main-queue context).
     public init(context: ManagedObjectContext, timeSource: any TimeSource, flashDuration: Duration = .seconds(1)) {
         self.timeSource = timeSource
+        self.context = context
         var configuration = TableView.Configuration()
         configuration.flashDuration = flashDuration
         tableView = TableView(
@@ -47,6 +54,62 @@ public final class PeopleListViewController {
         if tableView.indexPathForSelectedRow == nil, tableView.numberOfRows > 0 {
             _ = tableView.selectRow(at: IndexPath(row: 0, section: 0))
         }
+    }
+
+    /// Shows only the people `filter` matches: a new request for the results controller, a fetch, and a
+    /// reload of the table. The cursor stays on the same person when they still match.
+    ///
+    /// - Throws: the fetch's error (a predicate naming an unknown key, say); the list then stays as it
+    ///   was.
+    public func apply(_ filter: PeopleFilter) throws(ObjectGraphError) {
+        try refetch(filter: filter, mode: sectionMode)
+    }
+
+    /// Sorts and sections the list by `mode`, keeping the filter and the person under the cursor.
+    public func apply(_ mode: PeopleSectionMode) throws(ObjectGraphError) {
+        try refetch(filter: filter, mode: mode)
+    }
+
+    private func refetch(filter: PeopleFilter, mode: PeopleSectionMode) throws(ObjectGraphError) {
+        let started = timeSource.now
+        let selected = selectedPerson
+        if mode == sectionMode {
+            // Same sections: re-create the request of the controller in place.
+            let previous = resultsController.fetchRequest
+            resultsController.fetchRequest.predicate = filter.predicate
+            do {
+                try resultsController.performFetch()
+            } catch {
+                resultsController.fetchRequest = previous
+                throw error
+            }
+        } else {
+            var request = FetchRequest<Person>(entityName: PeopleModel.entityName, sortCriteria: mode.sortCriteria)
+            request.predicate = filter.predicate
+            let controller = FetchedResultsController(
+                fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: mode.sectionKey)
+            let previousMode = sectionMode
+            sectionMode = mode  // index titles follow the new mode from the first fetch on
+            controller.delegate = self
+            do {
+                try controller.performFetch()
+            } catch {
+                controller.delegate = nil
+                sectionMode = previousMode
+                throw error
+            }
+            resultsController.delegate = nil
+            resultsController = controller
+        }
+        self.filter = filter
+        tableView.reloadData()
+        if let selected, let indexPath = resultsController.indexPath(forObject: selected) {
+            tableView.selectRow(at: indexPath, scrollPosition: .middle)
+        } else if tableView.numberOfRows > 0 {
+            tableView.selectRow(at: IndexPath(row: 0, section: 0), scrollPosition: .top)
+        }
+        lastUpdateDuration = timeSource.now - started
+        onChange?()
     }
 
     /// How many people the list shows.
@@ -100,6 +163,13 @@ extension PeopleListViewController: FetchedResultsControllerDelegate {
             default: break
             }
         }
+    }
+
+    /// The index titles of the current section mode (`…` for other scripts, `30` for `30–39`).
+    public nonisolated func controller(
+        _ controller: AnyFetchedResultsController, sectionIndexTitleForSectionName sectionName: String
+    ) -> String? {
+        MainActor.assumeIsolated { sectionMode.indexTitle(forSectionName: sectionName) }
     }
 
     public nonisolated func controllerDidChangeContent(_ controller: AnyFetchedResultsController) {

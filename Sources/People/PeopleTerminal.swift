@@ -4,12 +4,25 @@ import TerminalTableView
 
 /// Runs the browser in the real terminal: ncurses for the screen, and the main dispatch queue as the
 /// one thread that runs the user interface *and* the view context, as on iOS.
+///
+/// Ending: `q` exits 0. SIGINT, SIGTERM, SIGHUP and SIGQUIT stop the imports after their current
+/// batch (each batch is one transaction, so nothing half-written stays), restore the terminal, and end
+/// the process by the same signal, so the shell reports the conventional status (130, 143, 129, 131).
+/// A crash (SIGILL, SIGTRAP, SIGSEGV, SIGBUS, SIGABRT, SIGFPE, Swift traps included) goes through
+/// ``CursesScreen``'s C handler, which restores the terminal and re-raises the signal; that handler
+/// replaces the Swift runtime's backtracer for those signals while the screen is open.
 @MainActor
 public enum PeopleTerminal {
+    /// The signals that end the browser politely.
+    static let terminationSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+
     /// Opens the store, seeds it when new, and runs the browser until the user quits. Never returns:
     /// exits 0 after restoring the terminal, or 1 (with a message on standard error) when the store
     /// cannot be opened or the terminal cannot be used.
-    public static func run(storeURL: URL, options: PeopleApp.Options) -> Never {
+    ///
+    /// - Parameter crashAfterLaunch: for end-to-end tests of the crash handling: once the list is on
+    ///   screen, crash this way (`trap`, `segv`, `abort`, `ill`).
+    public static func run(storeURL: URL, options: PeopleApp.Options, crashAfterLaunch: String? = nil) -> Never {
         let stack: PeopleStack
         do {
             stack = try PeopleStack(storeURL: storeURL)
@@ -17,8 +30,9 @@ public enum PeopleTerminal {
         } catch {
             fail("people: cannot open the store at \(storeURL.path): \(error)")
         }
-        // The run loop handles SIGWINCH itself (below), so ncurses must not install its own handler.
-        signal(SIGWINCH, SIG_IGN)
+        // The run loop handles these itself (below), so ncurses must not install its own handlers
+        // (it does so at start-up only for signals still at their default action).
+        for signal in terminationSignals + [SIGWINCH] { Foundation.signal(signal, SIG_IGN) }
         let screen: CursesScreen
         do {
             screen = try CursesScreen()
@@ -53,8 +67,17 @@ public enum PeopleTerminal {
         timer.setEventHandler { @Sendable in
             MainActor.assumeIsolated { app.tick() }
         }
-        sources = [input, resize, timer]
+        var all: [any DispatchSourceProtocol] = [input, resize, timer]
+        for signal in terminationSignals {
+            let source = DispatchSource.makeSignalSource(signal: signal, queue: .main)
+            source.setEventHandler { @Sendable in
+                MainActor.assumeIsolated { () -> Void in terminate(app, by: signal) }
+            }
+            all.append(source)
+        }
+        sources = all
         for source in sources { source.resume() }
+        if let crashAfterLaunch { crash(crashAfterLaunch) }
         dispatchMain()
     }
 
@@ -65,10 +88,31 @@ public enum PeopleTerminal {
     private static var activeScreen: CursesScreen?
 
     private static func quit(_ app: PeopleApp) -> Never {
+        stop(app)
+        exit(0)
+    }
+
+    /// Ends the browser because of `signal`: a second one of any of the termination signals while
+    /// stopping kills at once (their default actions are back in place first).
+    private static func terminate(_ app: PeopleApp, by signal: Int32) -> Never {
+        for other in terminationSignals { Foundation.signal(other, SIG_DFL) }
+        stop(app)
+        SignalTermination.end(by: signal)
+    }
+
+    private static func stop(_ app: PeopleApp) {
         for source in sources { source.cancel() }
         app.shutdown()
         activeScreen?.close()
-        exit(0)
+    }
+
+    private static func crash(_ kind: String) {
+        switch kind {
+        case "segv": raise(SIGSEGV)
+        case "abort": abort()
+        case "ill": raise(SIGILL)
+        default: fatalError("people: crashing on purpose (--crash-after-launch \(kind))")
+        }
     }
 
     private static func fail(_ message: String) -> Never {

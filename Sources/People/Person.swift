@@ -7,7 +7,8 @@ import ObjectGraph
 /// Besides the attributes people see, a person keeps `sectionOrder`, the position of its list section
 /// (1–26 for A–Z, 27 for `#`), derived from the last name whenever it is set. The list sorts on it first,
 /// so that every section is one contiguous run and `#` comes after Z; `sectionTitle` (transient) is the
-/// section's name.
+/// section's name. The other section modes of the list name sections by derived keys too
+/// (``PeopleSectionMode``).
 public final class Person: ManagedObject {
     /// The given name.
     @Attribute("firstName") public var firstName: String
@@ -46,8 +47,16 @@ public final class Person: ManagedObject {
         createdAt = record.createdAt
     }
 
+    /// The derived keys the list's section modes name sections by (see ``PeopleSectionMode``), then the
+    /// model's attributes.
     public override func value(forKey key: String) -> AttributeValue {
-        key == PeopleModel.sectionTitleKey ? .string(sectionTitle) : super.value(forKey: key)
+        switch key {
+        case PeopleModel.sectionTitleKey: .string(sectionTitle)
+        case PeopleSectionMode.firstNameInitialKey: .string(PeopleSectionMode.initialSection(of: firstName))
+        case PeopleSectionMode.cityInitialKey: .string(PeopleSectionMode.initialSection(of: city))
+        case PeopleSectionMode.ageDecadeKey: .string(PeopleSectionMode.decadeSection(of: age))
+        default: super.value(forKey: key)
+        }
     }
 
     public override func setValue(_ value: AttributeValue, forKey key: String) {

@@ -2,47 +2,90 @@ import Foundation
 import ObjectGraph
 import Synchronization
 
-/// Imports generated people in a background context, saving every batch, so that each save merges into
-/// the view context and the list grows live — the seeds' "background import operation that saves every
-/// N records".
+/// Imports people in a background context, saving every batch, so that each save merges into the view
+/// context and the list grows live — the seeds' "background import operation that saves every N
+/// records".
+///
+/// People come from the generator (``Source/generated(count:seed:firstSerial:)``) or from a JSON or CSV
+/// file in the formats `objectgraph import` reads (``Source/file(_:)``). A file row that cannot be
+/// stored — an unknown key, a value of the wrong kind, one that fails the model's validation — is
+/// skipped and reported in ``Progress/problems``; the rest are imported. A save that fails stops the
+/// import (its batch is not written).
+///
+/// Several importers may run at once: each has its own context, and the store takes one save at a time.
 public final class PersonImporter: Sendable {
+    /// Where the people come from.
+    public enum Source: Sendable, Hashable {
+        /// `count` generated people; emails are numbered from `firstSerial`.
+        case generated(count: Int, seed: UInt64, firstSerial: Int)
+        /// The rows of a JSON or CSV file.
+        case file(URL)
+    }
+
     /// Where an import stands.
     public struct Progress: Sendable, Equatable {
         /// People saved so far.
         public var saved: Int
-        /// People to import in all.
+        /// People to import in all (for a file, 0 until it has been read).
         public var total: Int
+        /// Rows skipped because they could not be stored.
+        public var skipped = 0
+        /// The first few skipped rows and why, for example `row 3: 'age': expected a whole number`.
+        public var problems: [String] = []
+        /// Whether the import is still reading its file.
+        public var isReading = false
         /// Whether the import finished (or stopped on an error).
         public var isFinished: Bool
         /// Why it stopped early, if it did.
         public var failure: String?
 
-        /// Completion from 0 to 100.
-        public var percent: Int { total == 0 ? 100 : saved * 100 / total }
+        /// Completion from 0 to 100, counting skipped rows as done.
+        public var percent: Int { total == 0 ? (isFinished ? 100 : 0) : min(100, (saved + skipped) * 100 / total) }
     }
 
+    /// How many problems ``Progress/problems`` keeps.
+    public static let keptProblems = 5
+
+    /// Where the people come from.
+    public let source: Source
+    /// How many people each save holds.
+    public let batchSize: Int
     private let context: ManagedObjectContext
+    private let entity: EntityDescription?
     private let state: Mutex<(progress: Progress, cancelled: Bool)>
 
-    /// Prepares an import of `count` people in batches of `batchSize`.
+    /// Prepares an import from `source` in batches of `batchSize`.
+    public init(stack: PeopleStack, source: Source, batchSize: Int) {
+        self.source = source
+        self.batchSize = max(1, batchSize)
+        context = stack.newBackgroundContext(name: "import")
+        entity = stack.coordinator.managedObjectModel.entity(named: PeopleModel.entityName)
+        let initial: Progress
+        switch source {
+        case .generated(let count, _, _):
+            initial = Progress(saved: 0, total: max(0, count), isFinished: count <= 0)
+        case .file:
+            initial = Progress(saved: 0, total: 0, isReading: true, isFinished: false)
+        }
+        state = Mutex((initial, false))
+    }
+
+    /// Prepares an import of `count` generated people in batches of `batchSize`.
     ///
     /// - Parameter firstSerial: the serial number of the first generated person, which keeps generated
     ///   e-mail addresses distinct from earlier imports into the same store.
-    public init(stack: PeopleStack, count: Int, batchSize: Int, seed: UInt64, firstSerial: Int = 1) {
-        context = stack.newBackgroundContext(name: "import")
-        self.count = max(0, count)
-        self.batchSize = max(1, batchSize)
-        self.seed = seed
-        self.firstSerial = firstSerial
-        state = Mutex((Progress(saved: 0, total: max(0, count), isFinished: count <= 0), false))
+    public convenience init(stack: PeopleStack, count: Int, batchSize: Int, seed: UInt64, firstSerial: Int = 1) {
+        self.init(stack: stack, source: .generated(count: count, seed: seed, firstSerial: firstSerial),
+            batchSize: batchSize)
     }
 
-    /// How many people this import adds.
-    public let count: Int
-    /// How many people each save holds.
-    public let batchSize: Int
-    private let seed: UInt64
-    private let firstSerial: Int
+    /// A short name for the status line: `10,000 generated` or the file's name.
+    public var name: String {
+        switch source {
+        case .generated(let count, _, _): "\(NumberText.grouped(count)) generated"
+        case .file(let url): url.lastPathComponent
+        }
+    }
 
     /// The current progress; safe from any queue.
     public var progress: Progress { state.withLock { $0.progress } }
@@ -55,47 +98,110 @@ public final class PersonImporter: Sendable {
         context.performAndWait {}
     }
 
-    /// Starts importing on a new background context; `onBatch` is called (on that context's queue) after
-    /// every saved batch and once at the end.
+    /// Starts importing on the importer's background context; `onBatch` is called (on that context's
+    /// queue) after every saved batch and once at the end.
     public func start(onBatch: @escaping @Sendable (Progress) -> Void = { _ in }) {
-        let context = context
-        let count = count
-        let batchSize = batchSize
-        let seed = seed
-        let firstSerial = firstSerial
         context.perform { [self] in
-            var generator = PersonGenerator(seed: seed, firstSerial: firstSerial)
-            var done = 0
-            while done < count, !state.withLock({ $0.cancelled }) {
-                let size = min(batchSize, count - done)
-                for record in generator.make(size) {
-                    Person(context: context).update(from: record)
+            switch source {
+            case .generated(let count, let seed, let firstSerial):
+                var generator = PersonGenerator(seed: seed, firstSerial: firstSerial)
+                run(total: count, onBatch: onBatch) { size, context in
+                    for record in generator.make(size) { Person(context: context).update(from: record) }
+                    return []
                 }
-                do {
-                    try context.save()
-                } catch {
-                    let progress = state.withLock { state -> Progress in
-                        state.progress.isFinished = true
-                        state.progress.failure = "\(error)"
-                        return state.progress
-                    }
-                    onBatch(progress)
-                    return
-                }
-                // Saved objects are not needed here any more; keep the import's memory flat.
-                context.reset()
-                done += size
-                let progress = state.withLock { state -> Progress in
-                    state.progress.saved = done
-                    return state.progress
-                }
-                onBatch(progress)
+            case .file(let url):
+                importFile(url, onBatch: onBatch)
             }
-            let progress = state.withLock { state -> Progress in
-                state.progress.isFinished = true
-                return state.progress
+        }
+    }
+
+    // MARK: - Running
+
+    private func importFile(_ url: URL, onBatch: @Sendable (Progress) -> Void) {
+        let rows: [PersonFileReader.Row]
+        do {
+            rows = try PersonFileReader.read(url).rows
+        } catch {
+            onBatch(update { $0.isReading = false; $0.isFinished = true; $0.failure = error.description })
+            return
+        }
+        guard let entity else {
+            onBatch(update { $0.isReading = false; $0.isFinished = true; $0.failure = "the model has no Person" })
+            return
+        }
+        _ = update { $0.isReading = false; $0.total = rows.count }
+        let converter = PersonRowConverter(entity: entity)
+        var next = 0
+        run(total: rows.count, onBatch: onBatch) { size, context in
+            var problems: [String] = []
+            for row in rows[next..<(next + size)] {
+                if let problem = Self.insert(row, converter: converter, into: context) {
+                    problems.append("row \(row.index): \(problem)")
+                }
             }
-            onBatch(progress)
+            next += size
+            return problems
+        }
+    }
+
+    /// Inserts one file row as a new person, or returns why it cannot be stored (inserting nothing).
+    private static func insert(
+        _ row: PersonFileReader.Row, converter: PersonRowConverter, into context: ManagedObjectContext
+    ) -> String? {
+        let values: [(key: String, value: AttributeValue)]
+        do {
+            values = try converter.values(of: row)
+        } catch {
+            return error.description
+        }
+        let person = Person(context: context)
+        for (key, value) in values {
+            do {
+                try person.validateValue(value, forKey: key)
+            } catch {
+                context.delete(person)
+                return "'\(key)': \(error.reason)"
+            }
+            person.setValue(value, forKey: key)
+        }
+        return nil
+    }
+
+    /// Saves batches until `total` rows are done or the import is cancelled. `fill` inserts the next
+    /// `size` rows into the context and returns the problems of rows it skipped.
+    private func run(
+        total: Int, onBatch: @Sendable (Progress) -> Void,
+        fill: (_ size: Int, _ context: ManagedObjectContext) -> [String]
+    ) {
+        var done = 0
+        while done < total, !state.withLock({ $0.cancelled }) {
+            let size = min(batchSize, total - done)
+            let problems = fill(size, context)
+            do {
+                try context.save()
+            } catch {
+                context.rollback()
+                onBatch(update { $0.isFinished = true; $0.failure = "\(error)" })
+                return
+            }
+            // Saved objects are not needed here any more; keep the import's memory flat.
+            context.reset()
+            done += size
+            let saved = size - problems.count
+            onBatch(update { progress in
+                progress.saved += saved
+                progress.skipped += problems.count
+                let room = max(0, Self.keptProblems - progress.problems.count)
+                progress.problems.append(contentsOf: problems.prefix(room))
+            })
+        }
+        onBatch(update { $0.isFinished = true })
+    }
+
+    private func update(_ change: (inout Progress) -> Void) -> Progress {
+        state.withLock { state -> Progress in
+            change(&state.progress)
+            return state.progress
         }
     }
 }

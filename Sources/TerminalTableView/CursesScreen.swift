@@ -15,6 +15,10 @@ import CNCurses
 ///
 /// Window-size changes: ncurses reports them as a `.resize` event once it knows. An app that watches
 /// `SIGWINCH` with a dispatch signal source calls ``handleWindowSizeChange()`` from that source.
+///
+/// Colours are used when the terminal has them and `NO_COLOR` is not set (see ``supportsColors``); the
+/// mouse is reported when the terminal can (clicks and the wheel, as ``MouseEvent``s); and before
+/// taking the terminal, the screen asks it how wide it draws emoji sequences (see ``EmojiWidths``).
 public final class CursesScreen: TerminalScreen {
     private let screen: OpaquePointer
     private let window: UnsafeMutablePointer<WINDOW>
@@ -24,9 +28,16 @@ public final class CursesScreen: TerminalScreen {
     private var previousFrame: ScreenBuffer?
     private var needsFullRedraw = true
     private var hasColors = false
+    private let colorsWanted: Bool
     private var defaultColorsWork = false
     private var colorPairs: [ColorPairKey: Int16] = [:]
     private var styleCache: [TextStyle: (attributes: attr_t, pair: Int16)] = [:]
+    /// The style drawn last, and a cell in it: ASCII cells only swap the character in.
+    private var lastStyle: (style: TextStyle, attributes: attr_t, pair: Int16, template: cchar_t)?
+    /// Room for one cell's wide characters: a spacing character, up to four marks, the terminating zero.
+    private var characterScratch = [wchar_t](repeating: 0, count: 6)
+    /// How many cells the last ``present(_:)`` sent to ncurses: unchanged cells cost nothing.
+    public private(set) var cellsDrawnByLastPresent = 0
 
     private struct ColorPairKey: Hashable {
         var foreground: Int16
@@ -40,13 +51,22 @@ public final class CursesScreen: TerminalScreen {
     ///   - inputPath: read keys from this file instead of standard input (tests use `/dev/null`).
     ///   - outputPath: draw into this file instead of standard output (tests use `/dev/null`).
     ///   - installsFatalSignalHandlers: restore the terminal before a crash (a trap, a segmentation
-    ///     fault) re-raises its signal, so a crash never leaves the user's shell in raw mode.
+    ///     fault) re-raises its signal, so a crash never leaves the user's shell in raw mode. The
+    ///     handlers replace the Swift runtime's backtracer for those signals, which would otherwise
+    ///     print over the screen and wait for a key press.
+    ///   - reportsMouse: ask the terminal to report clicks and the wheel.
+    ///   - probesEmojiWidths: when drawing on the real terminal (no paths given), ask it how wide it
+    ///     draws emoji sequences and set ``DisplayWidth/emojiWidths`` accordingly.
     /// - Throws: ``CursesScreenError`` when the terminal type is unknown or a file cannot be opened.
     public init(
         terminalType: String? = nil, inputPath: String? = nil, outputPath: String? = nil,
-        installsFatalSignalHandlers: Bool = true
+        installsFatalSignalHandlers: Bool = true, reportsMouse: Bool = true, probesEmojiWidths: Bool = true
     ) throws(CursesScreenError) {
         Self.selectUTF8Locale()
+        colorsWanted = getenv("NO_COLOR").map { $0.pointee == 0 } ?? true
+        if probesEmojiWidths, inputPath == nil, outputPath == nil {
+            DisplayWidth.emojiWidths = Self.probeEmojiWidths()
+        }
         var owned: [UnsafeMutablePointer<FILE>] = []
         func open(
             _ path: String?, mode: String, descriptor: Int32
@@ -75,6 +95,7 @@ public final class CursesScreen: TerminalScreen {
         ownedFiles = owned
         if installsFatalSignalHandlers { cs_install_fatal_signal_handlers() }
         configureTerminal()
+        if reportsMouse { _ = cs_enable_mouse() }
     }
 
     deinit {
@@ -94,6 +115,21 @@ public final class CursesScreen: TerminalScreen {
         }
     }
 
+    /// Asks the terminal on standard input and output how it draws ``EmojiWidths/probeTexts``; the
+    /// standard widths when it does not answer within a fifth of a second.
+    private static func probeEmojiWidths() -> EmojiWidths {
+        var texts = EmojiWidths.probeTexts.map { strdup($0) }
+        defer { texts.forEach { free($0) } }
+        var widths = [Int32](repeating: -1, count: texts.count)
+        let measured = texts.withUnsafeMutableBufferPointer { textPointers in
+            textPointers.withMemoryRebound(to: UnsafePointer<CChar>?.self) { constTexts in
+                cs_probe_display_widths(
+                    STDIN_FILENO, STDOUT_FILENO, constTexts.baseAddress, Int32(constTexts.count), &widths, 200)
+            }
+        }
+        return measured > 0 ? EmojiWidths(measuredWidths: widths.map(Int.init)) : .standard
+    }
+
     private func configureTerminal() {
         _ = cbreak()
         _ = noecho()
@@ -110,6 +146,10 @@ public final class CursesScreen: TerminalScreen {
 
     // MARK: - TerminalScreen
 
+    /// Whether colours are drawn: the terminal has them and `NO_COLOR` is not set. Without them every
+    /// colour is dropped and only attributes (bold, underline, reverse, dim) show.
+    public var supportsColors: Bool { hasColors && colorsWanted }
+
     /// The terminal's current size, as ncurses knows it.
     public var size: TerminalSize {
         guard !isClosed else { return .zero }
@@ -124,21 +164,42 @@ public final class CursesScreen: TerminalScreen {
         guard !isClosed else { return }
         let screenSize = size
         let full = needsFullRedraw || previousFrame?.size != buffer.size
-        if full { _ = werase(window) }
+        // A frame that covers the screen overwrites every cell; only a smaller one leaves some to clear.
+        if full, buffer.size != screenSize { _ = werase(window) }
         let rows = min(screenSize.rows, buffer.size.rows)
         let columns = min(screenSize.columns, buffer.size.columns)
-        for row in 0..<rows {
-            for column in 0..<columns {
-                let cell = buffer[column, row]
-                if cell.isContinuation { continue }
-                if !full, let previousFrame, previousFrame[column, row] == cell { continue }
-                draw(cell, row: row, column: column)
+        var drawn = 0
+        let previous = full ? nil : previousFrame
+        buffer.cells.withUnsafeBufferPointer { cells in
+            (previous?.cells ?? []).withUnsafeBufferPointer { old in
+                let width = buffer.size.columns
+                for row in 0..<rows {
+                    let start = row * width
+                    // Most lines of most frames are unchanged: compare whole lines first.
+                    if !old.isEmpty, old[start..<(start + width)].elementsEqual(cells[start..<(start + width)]) {
+                        continue
+                    }
+                    for column in 0..<columns where !cells[start + column].isContinuation {
+                        if !old.isEmpty, old[start + column] == cells[start + column] { continue }
+                        draw(cells[start + column], row: row, column: column)
+                        drawn += 1
+                    }
+                }
             }
         }
+        cellsDrawnByLastPresent = drawn
         _ = wnoutrefresh(window)
         _ = doupdate()
         previousFrame = buffer
         needsFullRedraw = false
+    }
+
+    /// Makes the next ``present(_:)`` repaint the whole terminal, every cell, as after Ctrl-L: for a
+    /// screen that something else drew over.
+    public func setNeedsFullRedraw() {
+        guard !isClosed else { return }
+        needsFullRedraw = true
+        _ = clearok(window, true)
     }
 
     /// Drains the keyboard: every key waiting, and a `.resize` after the window changed size.
@@ -151,7 +212,9 @@ public final class CursesScreen: TerminalScreen {
             let status = wget_wch(window, &value)
             if status == ERR { break }
             if status == KEY_CODE_YES {
-                if Int32(bitPattern: value) == KEY_RESIZE {
+                if Int32(bitPattern: value) == KEY_MOUSE {
+                    if let event = Self.readMouseEvent() { events.append(.mouse(event)) }
+                } else if Int32(bitPattern: value) == KEY_RESIZE {
                     needsFullRedraw = true
                     events.append(.resize(size))
                 } else if let key = Self.key(forKeyCode: Int32(bitPattern: value)) {
@@ -162,6 +225,19 @@ public final class CursesScreen: TerminalScreen {
             }
         }
         return events
+    }
+
+    private static func readMouseEvent() -> MouseEvent? {
+        var column: Int32 = 0
+        var row: Int32 = 0
+        var kind: Int32 = 0
+        guard cs_read_mouse(&column, &row, &kind) == 0 else { return nil }
+        switch kind {
+        case 1: return MouseEvent(.press, column: Int(column), row: Int(row))
+        case 2: return MouseEvent(.scrollUp, column: Int(column), row: Int(row))
+        case 3: return MouseEvent(.scrollDown, column: Int(column), row: Int(row))
+        default: return nil
+        }
     }
 
     // MARK: - Window size
@@ -199,15 +275,43 @@ public final class CursesScreen: TerminalScreen {
 
     private func draw(_ cell: ScreenCell, row: Int, column: Int) {
         let (attributes, pair) = cursesStyle(for: cell.style)
+        if let ascii = cell.character.asciiValue, var complex = lastStyle?.template {
+            // The common case, without setcchar: the style's cell with this character.
+            complex.chars.0 = wchar_t(ascii)
+            _ = mvwadd_wch(window, Int32(row), Int32(column), &complex)
+            return
+        }
         // One spacing character plus up to four combining marks, then the terminating zero.
-        var characters = cell.character.unicodeScalars.prefix(5).map { wchar_t(bitPattern: $0.value) }
-        characters.append(0)
+        var count = 0
+        for scalar in cell.character.unicodeScalars {
+            if count == 5 { break }
+            characterScratch[count] = wchar_t(bitPattern: scalar.value)
+            count += 1
+        }
+        characterScratch[count] = 0
         var complex = cchar_t()
-        guard setcchar(&complex, characters, attributes, pair, nil) == OK else { return }
+        var status = characterScratch.withUnsafeBufferPointer { setcchar(&complex, $0.baseAddress, attributes, pair, nil) }
+        if status != OK {
+            // A sequence of several spacing characters (a joined emoji the terminal draws as one
+            // glyph) does not fit an ncurses cell: draw its first character, which keeps the columns.
+            characterScratch[1] = 0
+            status = characterScratch.withUnsafeBufferPointer { setcchar(&complex, $0.baseAddress, attributes, pair, nil) }
+            guard status == OK else { return }
+        }
         _ = mvwadd_wch(window, Int32(row), Int32(column), &complex)
     }
 
     private func cursesStyle(for style: TextStyle) -> (attributes: attr_t, pair: Int16) {
+        if let lastStyle, lastStyle.style == style { return (lastStyle.attributes, lastStyle.pair) }
+        let result = uncachedCursesStyle(for: style)
+        var template = cchar_t()
+        var blank: [wchar_t] = [32, 0]
+        _ = setcchar(&template, &blank, result.attributes, result.pair, nil)
+        lastStyle = (style, result.attributes, result.pair, template)
+        return result
+    }
+
+    private func uncachedCursesStyle(for style: TextStyle) -> (attributes: attr_t, pair: Int16) {
         if let cached = styleCache[style] { return cached }
         var attributes = cs_a_normal()
         if style.bold { attributes |= cs_a_bold() }
@@ -215,7 +319,7 @@ public final class CursesScreen: TerminalScreen {
         if style.reverse { attributes |= cs_a_reverse() }
         if style.underline { attributes |= cs_a_underline() }
         let foreground = colorNumber(style.foreground, isForeground: true)
-        if foreground.needsBold { attributes |= cs_a_bold() }
+        if foreground.needsBold, supportsColors { attributes |= cs_a_bold() }
         let background = colorNumber(style.background, isForeground: false)
         let result = (attributes, colorPair(foreground: foreground.number, background: background.number))
         styleCache[style] = result
@@ -235,7 +339,7 @@ public final class CursesScreen: TerminalScreen {
     /// The colour pair for a foreground and background, allocated the first time it is needed.
     /// Pair 0 is the terminal's default; when the pairs run out, the default is used.
     private func colorPair(foreground: Int16, background: Int16) -> Int16 {
-        guard hasColors else { return 0 }
+        guard supportsColors else { return 0 }
         let defaultForeground: Int16 = defaultColorsWork ? -1 : Int16(COLOR_WHITE)
         let defaultBackground: Int16 = defaultColorsWork ? -1 : Int16(COLOR_BLACK)
         if foreground == defaultForeground && background == defaultBackground { return 0 }

@@ -29,9 +29,18 @@ public enum DisplayWidth {
         return 1
     }
 
-    /// The width of one grapheme cluster, as a terminal lays it out: the width of its base character,
-    /// widened to 2 for emoji sequences (an emoji variation selector, a flag, a keycap).
+    /// The width of one grapheme cluster, as the terminal lays it out: the width of its base character,
+    /// widened for emoji sequences (an emoji variation selector, a flag, a keycap), or the sum of its
+    /// pieces when the terminal draws an emoji sequence piece by piece (see ``emojiWidths``).
     public static func of(_ character: Character) -> Int {
+        let scalars = character.unicodeScalars
+        // The common case, one scalar: no emoji sequence to look up.
+        if scalars.count == 1, let only = scalars.first { return of(only) }
+        return of(character, emojiWidths: emojiWidths)
+    }
+
+    /// The width of a grapheme drawn as one glyph.
+    static func wholeWidth(of character: Character, emojiWidths: EmojiWidths) -> Int {
         let scalars = character.unicodeScalars
         guard let first = scalars.first else { return 0 }
         if first.properties.generalCategory == .control { return 0 }
@@ -40,7 +49,7 @@ public enum DisplayWidth {
         if base < 2, scalars.count > 1, first.properties.isEmoji,
             scalars.contains(where: { $0.value == 0xFE0F || $0.value == 0x20E3 })
         {
-            return 2
+            return emojiWidths.presentationSequence
         }
         if base > 0 { return base }
         // A cluster that starts with a zero-width scalar (a lone combining mark, for example).

@@ -44,9 +44,13 @@ public struct ScreenBuffer: Sendable, Hashable {
                 }
                 if column < area.maxX { put(" ", width: 1, style: style, column: column, row: row) }
             } else {
-                let shown: Character = width == 1 ? character : " "
-                for column in area.x..<area.maxX {
-                    put(shown, width: 1, style: style, column: column, row: row)
+                // Only the ends can cut a wide character in half; the cells between are plain stores.
+                let cell = ScreenCell(width == 1 ? character : " ", style: style)
+                releaseWideCharacter(at: area.x, row: row)
+                releaseWideCharacter(at: area.maxX - 1, row: row)
+                let base = row * size.columns
+                cells.withUnsafeMutableBufferPointer { cells in
+                    for index in (base + area.x)..<(base + area.maxX) { cells[index] = cell }
                 }
             }
         }
@@ -72,18 +76,49 @@ public struct ScreenBuffer: Sendable, Hashable {
         let right = min(limit, size.columns)
         var x = column
         var lastWritten: Int?
-        for character in text {
-            let width = DisplayWidth.of(character)
+        /// Places one piece; false when it does not fit (writing stops there).
+        func place(_ character: Character, width: Int) -> Bool {
             if width == 0 {
                 attach(character, to: lastWritten ?? leadingColumn(before: x, row: row), row: row)
-                continue
+                return true
             }
-            if x + width > right { break }
+            if x + width > right { return false }
             if x >= 0 {
                 put(character, width: width, style: style, column: x, row: row)
                 lastWritten = x
             }
             x += width
+            return true
+        }
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            // Printable ASCII, the common case: one cell per byte, nothing to measure.
+            for byte in text.utf8 {
+                if x + 1 > right { break }
+                if x >= 0 { put(Character(Unicode.Scalar(byte)), width: 1, style: style, column: x, row: row) }
+                x += 1
+            }
+            return max(0, x - column)
+        }
+        characters: for character in text {
+            let scalars = character.unicodeScalars
+            if scalars.count > 1, let first = scalars.first, first.value >= 0x2000 {
+                // An emoji sequence the terminal draws piece by piece takes a cell run per piece.
+                let emojiWidths = DisplayWidth.emojiWidths
+                let parts = DisplayWidth.drawnParts(of: character, emojiWidths: emojiWidths)
+                if parts.count > 1 {
+                    // All or nothing, so that a sequence is never cut in half at the right edge.
+                    let total = parts.reduce(0) { $0 + DisplayWidth.wholeWidth(of: $1, emojiWidths: emojiWidths) }
+                    if x + total > right { break characters }
+                    for part in parts {
+                        _ = place(part, width: DisplayWidth.wholeWidth(of: part, emojiWidths: emojiWidths))
+                    }
+                    continue
+                }
+                guard place(character, width: DisplayWidth.wholeWidth(of: character, emojiWidths: emojiWidths))
+                else { break }
+                continue
+            }
+            guard place(character, width: DisplayWidth.of(character)) else { break }
         }
         return max(0, x - column)
     }

@@ -29,6 +29,14 @@ extension TableView {
         public var flashStyles: [RowFlash: TextStyle] = [
             .inserted: .foreground(.green), .updated: .foreground(.yellow), .moved: .foreground(.cyan),
         ]
+        /// The style laid over a highlighted row when the screen has no colours (see ``usesColors``):
+        /// attributes only, one look per kind of change.
+        public var monochromeFlashStyles: [RowFlash: TextStyle] = [
+            .inserted: .bold, .updated: .underline, .moved: TextStyle(bold: true, underline: true),
+        ]
+        /// Whether the screen shows colours. When false, highlights use ``monochromeFlashStyles``; set it
+        /// from ``TerminalScreen/supportsColors``.
+        public var usesColors = true
         /// What happens when a batch of updates breaks the rules.
         public var invalidUpdatePolicy: InvalidUpdatePolicy = .trap
         /// Draw a line of column titles above the rows (when any column has a title).

@@ -20,13 +20,19 @@ extension TableView {
         return true
     }
 
-    /// Jumps to the section the data source names for the index title `title` (compared without
-    /// regard to case): its header goes to the top and its first row is selected. Returns false when
-    /// no index title matches.
+    /// Jumps to the section the data source names for the index title `title`: its header goes to the
+    /// top and its first row is selected. The title is looked up exactly, then without regard to case,
+    /// then as the start of a longer title (so `"3"` finds `"30"` in an index of decades). Returns
+    /// false when no index title matches.
     @discardableResult
     public func scrollToSection(forIndexTitle title: String) -> Bool {
-        guard let dataSource, let titles = dataSource.sectionIndexTitles(for: self) else { return false }
-        let position = titles.firstIndex(of: title) ?? titles.firstIndex { $0.lowercased() == title.lowercased() }
+        guard !title.isEmpty, let dataSource, let titles = dataSource.sectionIndexTitles(for: self) else {
+            return false
+        }
+        let folded = title.lowercased()
+        let position =
+            titles.firstIndex(of: title) ?? titles.firstIndex { $0.lowercased() == folded }
+            ?? titles.firstIndex { $0.lowercased().hasPrefix(folded) }
         guard let position else { return false }
         let section = dataSource.tableView(self, sectionForSectionIndexTitle: titles[position], at: position)
         guard section >= 0, section < layout.sectionCount else { return false }

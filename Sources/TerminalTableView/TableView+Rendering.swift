@@ -15,7 +15,8 @@ extension TableView {
     public func render(into buffer: inout ScreenBuffer, in rect: TerminalRect) {
         let area = rect.intersection(buffer.bounds)
         guard !area.isEmpty else { return }
-        buffer.fill(area)
+        // Every cell of the area is drawn exactly once: title line, then content lines (rows and headers
+        // fill their own line, lines past the end are cleared), then the index column.
 
         let indexTitles = dataSource?.sectionIndexTitles(for: self) ?? []
         let indexWidth = sectionIndexWidth(titles: indexTitles, availableWidth: area.width)
@@ -23,14 +24,19 @@ extension TableView {
         var contentTop = area.y
         if configuration.showsColumnHeaders, area.height >= 2, columns.contains(where: { !$0.title.isEmpty }) {
             drawColumnTitles(into: &buffer, x: area.x, y: contentTop, width: contentWidth)
+            if indexWidth > 0 { buffer.fill(TerminalRect(x: area.x + contentWidth, y: contentTop, width: indexWidth, height: 1)) }
             contentTop += 1
         }
         let content = TerminalRect(x: area.x, y: contentTop, width: contentWidth, height: area.maxY - contentTop)
         updateViewport(height: content.height)
         drawContent(into: &buffer, in: content)
+        renderedContentRect = content
+        renderedIndexRect = nil
         if indexWidth > 0 {
             let index = TerminalRect(x: area.x + contentWidth, y: content.y, width: indexWidth, height: content.height)
+            buffer.fill(index)
             drawSectionIndex(indexTitles, into: &buffer, in: index)
+            renderedIndexRect = index
         }
     }
 
@@ -55,6 +61,7 @@ extension TableView {
             y += 1
             line += 1
         }
+        if y < rect.maxY { buffer.fill(TerminalRect(x: rect.x, y: y, width: rect.width, height: rect.maxY - y)) }
     }
 
     private func drawHeader(section: Int, into buffer: inout ScreenBuffer, x: Int, y: Int, width: Int) {
@@ -80,10 +87,16 @@ extension TableView {
         at indexPath: IndexPath, into buffer: inout ScreenBuffer, x: Int, y: Int, width: Int,
         now: ContinuousClock.Instant, layouts: inout [Int: ColumnLayout]
     ) {
-        guard width > 0, let dataSource else { return }
+        guard width > 0 else { return }
+        guard let dataSource else {
+            buffer.fill(TerminalRect(x: x, y: y, width: width, height: 1))
+            return
+        }
         let cell = dataSource.tableView(self, cellForRowAt: indexPath)
         var style = cell.style ?? .plain
-        if let flash = flashes.flash(at: indexPath, now: now), let overlay = configuration.flashStyles[flash] {
+        if let flash = flashes.flash(at: indexPath, now: now),
+            let overlay = (configuration.usesColors ? configuration.flashStyles : configuration.monochromeFlashStyles)[flash]
+        {
             style = style.applying(overlay)
         }
         let isSelected = indexPath == selection

@@ -56,6 +56,9 @@ public final class TableView {
     var updateDepth = 0
     /// Highlighted rows and sections.
     var flashes = RowFlashState()
+    /// Where the last render drew the rows and the section index, for mouse events.
+    var renderedContentRect: TerminalRect?
+    var renderedIndexRect: TerminalRect?
 
     /// Creates an empty table; set ``dataSource`` to fill it.
     public init(

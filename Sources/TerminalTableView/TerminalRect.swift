@@ -49,3 +49,10 @@ public struct TerminalRect: Sendable, Hashable, CustomStringConvertible {
     /// `(x,y) WxH`.
     public var description: String { "(\(x),\(y)) \(size)" }
 }
+
+extension TerminalRect {
+    /// Whether the cell at `column`, `row` lies inside the rectangle.
+    public func contains(column: Int, row: Int) -> Bool {
+        column >= x && column < maxX && row >= y && row < maxY
+    }
+}

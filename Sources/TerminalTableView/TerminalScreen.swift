@@ -7,10 +7,19 @@ public protocol TerminalScreen: AnyObject {
     /// The current size of the screen.
     var size: TerminalSize { get }
 
+    /// Whether the screen shows colours. On a monochrome screen colours are dropped when drawing, so
+    /// views should mark things with attributes (bold, underline, reverse) instead.
+    var supportsColors: Bool { get }
+
     /// Shows `buffer` as the next frame. Cells outside the screen are ignored; a buffer smaller than
     /// the screen leaves the rest blank.
     func present(_ buffer: ScreenBuffer)
 
     /// Returns every event that is waiting, oldest first, without blocking; empty when there is none.
     func readEvents() -> [TerminalEvent]
+}
+
+extension TerminalScreen {
+    /// Screens show colours unless they say otherwise.
+    public var supportsColors: Bool { true }
 }

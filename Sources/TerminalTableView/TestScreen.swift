@@ -16,6 +16,8 @@ public final class TestScreen: TerminalScreen {
     public private(set) var presentedFrames: [ScreenBuffer] = []
     /// Events not yet read, oldest first.
     public private(set) var pendingEvents: [TerminalEvent] = []
+    /// Whether the screen pretends to show colours; set it to false to test the monochrome look.
+    public var supportsColors = true
 
     /// Creates a screen of `size` with no pending input.
     public init(size: TerminalSize = TerminalSize(columns: 80, rows: 24)) {
@@ -49,6 +51,11 @@ public final class TestScreen: TerminalScreen {
     /// Queues the characters of `text` as key presses, as if the user typed it.
     public func type(_ text: String) {
         pendingEvents.append(contentsOf: text.map { .key(.character($0)) })
+    }
+
+    /// Queues a click at a cell.
+    public func click(column: Int, row: Int) {
+        pendingEvents.append(.mouse(MouseEvent(.press, column: column, row: row)))
     }
 
     /// Changes the size and queues the `.resize` event a terminal sends when its window changes.

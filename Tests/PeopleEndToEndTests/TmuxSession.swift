@@ -87,6 +87,32 @@ final class TmuxSession {
         try run(["send-keys", "-t", Self.target, "-l", text])
     }
 
+    /// The process id of the program the pane runs (its first process).
+    func panePID() throws -> pid_t? {
+        pid_t(try run(["display-message", "-p", "-t", Self.target, "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// Resizes the window to each size in turn, as a person dragging a terminal's corner would, sending
+    /// up to `perCommand` resizes in one tmux invocation (tmux applies them one by one).
+    func resizeWindow(through sizes: [(width: Int, height: Int)], perCommand: Int = 10) throws {
+        var start = 0
+        while start < sizes.count {
+            var arguments: [String] = []
+            for size in sizes[start..<min(start + perCommand, sizes.count)] {
+                if !arguments.isEmpty { arguments.append(";") }
+                arguments += ["resize-window", "-t", Self.target, "-x", "\(size.width)", "-y", "\(size.height)"]
+            }
+            try run(arguments)
+            start += perCommand
+        }
+    }
+
+    /// The pane's visible text with SGR escape sequences kept (`capture-pane -e`), so colours and
+    /// attributes can be checked.
+    func captureStyled() throws -> String {
+        try run(["capture-pane", "-p", "-e", "-t", Self.target])
+    }
+
     /// The pane's visible text: wrapped lines joined, trailing spaces and trailing blank lines removed.
     @discardableResult
     func capture() throws -> String {
@@ -143,9 +169,14 @@ final class TmuxSession {
                 return screen
             }
             if let status = try paneExitStatus() {
+                // The program may have drawn what we wait for just before it exited: look once more.
+                let last = try capture()
+                if try predicate(last) {
+                    return last
+                }
                 throw Failure(description: """
                     while waiting for \(what), the program exited with status \(status). Last screen:
-                    \(framed(screen))
+                    \(framed(last))
                     """)
             }
             if clock.now >= deadline {

@@ -5,23 +5,6 @@ import ObjectGraph
 import TerminalTableView
 import PeopleResources
 
-/// A store in a fresh temporary folder, removed afterwards.
-private final class TemporaryStore {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("people-tests-\(UUID().uuidString)")
-    var url: URL { directory.appendingPathComponent("people.sqlite") }
-    deinit { try? FileManager.default.removeItem(at: directory) }
-}
-
-/// Lets the main queue run everything queued before this point (merges from background saves).
-private func drainMainQueue() async {
-    await withCheckedContinuation { continuation in DispatchQueue.main.async { continuation.resume() } }
-}
-
-private func peopleCount(in line: String) -> Int? {
-    guard let match = line.firstMatch(of: /([0-9][0-9,]*) people/) else { return nil }
-    return Int(match.1.replacingOccurrences(of: ",", with: ""))
-}
-
 @Suite(.serialized) @MainActor struct PeopleAppTests {
     @Test func firstLaunchShowsTheSeededSectionedList() throws {
         let store = TemporaryStore()

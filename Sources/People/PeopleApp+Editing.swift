@@ -1,0 +1,86 @@
+import Foundation
+import ObjectGraph
+import TerminalTableView
+
+extension PeopleApp {
+    /// Saves the form through the view context: a new person is inserted, an edited one changed. Values
+    /// are converted and validated first (`validateValue(_:forKey:)`), so nothing reaches the context
+    /// until every field is acceptable; a save that still fails (`ObjectGraphError.validation`) shows
+    /// its failures under the fields and rolls the context back, so the list never shows a half-saved
+    /// person.
+    func submit(_ form: PersonForm, editing existing: Person?) {
+        var form = form
+        let values: [(key: String, value: AttributeValue)]
+        switch form.values() {
+        case .success(let converted): values = converted
+        case .failure(let errors):
+            form.setErrors(errors.byKey)
+            mode = .form(form, person: existing)
+            return
+        }
+        guard let person = existing ?? newPerson() else {
+            form.setErrors(["": "The model has no Person entity."])
+            mode = .form(form, person: existing)
+            return
+        }
+        var errors: [String: String] = [:]
+        for (key, value) in values {
+            do {
+                try person.validateValue(value, forKey: key)
+            } catch {
+                errors[key] = error.reason
+            }
+        }
+        guard errors.isEmpty else {
+            form.setErrors(errors)
+            mode = .form(form, person: existing)
+            return
+        }
+        let context = stack.viewContext
+        if existing == nil { context.insert(person) }
+        for (key, value) in values {
+            person.setValue(value, forKey: key)
+        }
+        if existing == nil, person.createdAt == nil { person.createdAt = Date() }
+        do {
+            try context.save()
+        } catch {
+            context.rollback()
+            if case .validation(let failures) = error {
+                form.setErrors(Dictionary(failures.map { ($0.key, $0.reason) }, uniquingKeysWith: { first, _ in first }))
+            } else {
+                form.setErrors(["": "Could not save: \(error)"])
+            }
+            mode = .form(form, person: existing)
+            return
+        }
+        context.processPendingChanges()
+        if let indexPath = list.resultsController.indexPath(forObject: person) {
+            list.tableView.selectRow(at: indexPath, scrollPosition: .middle)
+        }
+        message = ((existing == nil ? "Added " : "Saved ") + person.displayName + ".", false)
+        mode = .browsing
+    }
+
+    /// Deletes `person` through the view context and saves; on failure the context is rolled back and
+    /// the error shown.
+    func delete(_ person: Person) {
+        let context = stack.viewContext
+        guard person.managedObjectContext === context, !person.isDeleted else { return }
+        let name = person.displayName
+        context.delete(person)
+        do {
+            try context.save()
+            context.processPendingChanges()
+            message = ("Deleted \(name).", false)
+        } catch {
+            context.rollback()
+            message = ("Could not delete \(name): \(error)", true)
+        }
+    }
+
+    private func newPerson() -> Person? {
+        guard let entity = stack.coordinator.managedObjectModel.entity(named: PeopleModel.entityName) else { return nil }
+        return Person(entity: entity, insertInto: nil)
+    }
+}

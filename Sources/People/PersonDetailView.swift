@@ -1,0 +1,67 @@
+import Foundation
+import ObjectGraph
+import TerminalTableView
+
+/// The detail view `Enter` opens: every attribute of one person, read live, so that a change saved
+/// elsewhere shows at the next frame.
+enum PersonDetailView {
+    /// Labels for the model's attributes; attributes missing here are shown by their key.
+    static let labels: [String: String] = [
+        "firstName": "First name", "lastName": "Last name", "nickname": "Nickname", "email": "Email",
+        "phone": "Phone", "city": "City", "age": "Age", "createdAt": "Created", "avatar": "Avatar",
+    ]
+    /// The order attributes are listed in; others follow alphabetically.
+    static let order = ["firstName", "lastName", "nickname", "email", "phone", "city", "age", "createdAt", "avatar"]
+
+    /// The lines of the view: (label, value) pairs.
+    @MainActor
+    static func lines(for person: Person, sectionMode: PeopleSectionMode) -> [(label: String, value: String)] {
+        guard !person.isDeleted, person.managedObjectContext != nil else {
+            return [("", "This person was deleted.")]
+        }
+        let stored = person.entity.attributes.filter { !$0.isTransient && $0.userInfo["derivedFrom"] == nil }
+        let keys = order.filter { key in stored.contains { $0.name == key } }
+            + stored.map(\.name).filter { !order.contains($0) }.sorted()
+        var lines = keys.map { key in (labels[key] ?? key, text(for: person.value(forKey: key))) }
+        lines.append(("Section", "\(person.value(forKey: sectionMode.sectionKey).stringValue ?? "") (\(sectionMode.title))"))
+        lines.append(("Object ID", person.objectID.description))
+        return lines
+    }
+
+    /// A value as the detail view shows it: `—` for no value, dates in UTC, data by size.
+    static func text(for value: AttributeValue) -> String {
+        switch value {
+        case .null: return "—"
+        case .string(let text): return text.isEmpty ? "—" : text
+        case .integer(let number): return String(number)
+        case .boolean(let flag): return flag ? "yes" : "no"
+        case .date(let date):
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withFullDate, .withSpaceBetweenDateAndTime, .withTime, .withColonSeparatorInTime]
+            return formatter.string(from: date) + " UTC"
+        case .binary(let data): return "\(NumberText.grouped(data.count)) bytes"
+        case let other: return other.description
+        }
+    }
+
+    /// Draws the view of `person` in `rect`.
+    @MainActor
+    static func draw(_ person: Person, sectionMode: PeopleSectionMode, into buffer: inout ScreenBuffer, in rect: TerminalRect) {
+        guard rect.width >= 4, rect.height >= 3 else { return }
+        let title = person.isDeleted ? "Deleted person" : person.displayName
+        OverlayBox.draw(title: title, into: &buffer, in: rect)
+        let inner = rect.width - 4
+        let labelWidth = 12
+        var y = rect.y + 1
+        for (label, value) in lines(for: person, sectionMode: sectionMode) where y < rect.maxY - 2 {
+            buffer.write(label, at: rect.x + 2, row: y, style: .bold, maxWidth: min(labelWidth, inner))
+            if inner > labelWidth {
+                let shown = DisplayWidth.of(value) > inner - labelWidth
+                    ? String(DisplayWidth.prefix(of: value, fitting: inner - labelWidth - 1).text) + "…" : value
+                buffer.write(shown, at: rect.x + 2 + labelWidth, row: y, maxWidth: inner - labelWidth)
+            }
+            y += 1
+        }
+        buffer.write("Esc/q back · e edit · d delete", at: rect.x + 2, row: rect.maxY - 2, style: .dim, maxWidth: inner)
+    }
+}

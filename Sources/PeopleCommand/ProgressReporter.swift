@@ -1,0 +1,54 @@
+import Foundation
+import People
+import Synchronization
+
+/// Draws an import's progress bar on standard error, redrawing one line in place on a terminal and
+/// printing a line per tenth otherwise; then a summary with the skipped rows.
+final class ProgressReporter: Sendable {
+    private let name: String
+    private let startedAt = ContinuousClock.now
+    private let isTerminal = isatty(STDERR_FILENO) != 0
+    private let lastShownTenth = Mutex(-1)
+
+    init(name: String) {
+        self.name = name
+    }
+
+    /// Shows `progress` (from any queue).
+    func show(_ progress: PersonImporter.Progress) {
+        var activity = ImportActivity()
+        activity.add(name: name, progress: progress, at: startedAt)
+        guard !progress.isFinished, let (text, _) = activity.statusText(now: .now, barWidth: 30) else { return }
+        if isTerminal {
+            write("\r\u{1B}[K\(name): \(text)")
+        } else {
+            let tenth = progress.percent / 10
+            let isNew = lastShownTenth.withLock { last in
+                defer { last = max(last, tenth) }
+                return tenth > last
+            }
+            if isNew { write("\(name): \(text)\n") }
+        }
+    }
+
+    /// Replaces the bar with the outcome.
+    func finish(_ progress: PersonImporter.Progress) {
+        if isTerminal { write("\r\u{1B}[K") }
+        let seconds = (ContinuousClock.now - startedAt).components
+        let elapsed = Double(seconds.seconds) + Double(seconds.attoseconds) / 1e18
+        let people = progress.saved == 1 ? "person" : "people"
+        var lines = ["Imported \(NumberText.grouped(progress.saved)) \(people) from \(name) in "
+            + String(format: "%.1f", elapsed) + " s."]
+        if progress.skipped > 0 {
+            lines.append("Skipped \(NumberText.grouped(progress.skipped)) \(progress.skipped == 1 ? "row" : "rows"):")
+            lines += progress.problems.map { "  \($0)" }
+            if progress.skipped > progress.problems.count { lines.append("  …") }
+        }
+        if let failure = progress.failure { lines.append("Import failed: \(failure)") }
+        write(lines.joined(separator: "\n") + "\n")
+    }
+
+    private func write(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+}

@@ -1,0 +1,254 @@
+import Foundation
+import ObjectGraph
+import Testing
+import TerminalTableView
+
+@testable import People
+
+/// The browser driven as a person would, on the in-memory screen.
+@Suite(.serialized) @MainActor struct PeopleAppFlowTests {
+    /// The line that starts with `prefix`, searching from the bottom.
+    func bottomLine(_ lines: [String], _ prefix: String) -> String? { lines.last { $0.hasPrefix(prefix) } }
+
+    @Test func filterAsYouTypeThenClear() throws {
+        let fixture = try AppFixture()
+        let everyone = fixture.app.list.numberOfPeople
+        fixture.type("/mül")
+        let expected = try fixture.storedCount(PeopleFilter(text: "mül").predicate)
+        #expect(expected > 0 && expected < everyone)
+        #expect(peopleCount(in: fixture.lines[0]) == expected)
+        #expect(bottomLine(fixture.lines, " / ")?.hasPrefix(" / mül") == true)
+        for person in fixture.app.list.resultsController.fetchedObjects ?? [] {
+            let text = StringFolding.folded([person.firstName, person.lastName, person.email, person.city].joined(separator: " "))
+            #expect(text.contains("mul"))
+        }
+        fixture.press(.enter)  // keeps the filter, back to the list
+        #expect(peopleCount(in: fixture.lines[0]) == expected)
+        fixture.press(.escape)
+        #expect(peopleCount(in: fixture.lines[0]) == everyone)
+        #expect(bottomLine(fixture.lines, " / mül") == nil)
+    }
+
+    @Test func aPredicateFiltersAndABadOneIsMarkedWhileTheListStays() throws {
+        let fixture = try AppFixture()
+        fixture.type("/age > 80")
+        let older = try fixture.storedCount(FetchPredicate(format: "age > 80"))
+        #expect(peopleCount(in: fixture.lines[0]) == older)
+        fixture.type(" AND city >> 3")
+        // The list is unchanged; the marker points at the second `>` (column 20 of the text).
+        #expect(peopleCount(in: fixture.lines[0]) == older)
+        let lines = fixture.lines
+        let field = try #require(lines.firstIndex { $0.hasPrefix(" / age > 80 AND city >> 3") })
+        let marker = lines[field + 1]
+        #expect(marker == String(repeating: " ", count: 3 + 19) + "^ Unexpected token '>': expected a value (column 20)")
+        #expect(lines[field].hasPrefix(" / age > 80 AND city >> 3"))
+        fixture.press(.backspace, .backspace, .backspace, .backspace)
+        fixture.type("= \"Köln\"")
+        #expect(fixture.app.filterError == nil)
+        #expect(peopleCount(in: fixture.lines[0]) == (try fixture.storedCount(FetchPredicate(format: #"age > 80 AND city == "Köln""#))))
+        fixture.press(.escape)
+        fixture.type("/nickname == 'x' OR bogus == 1")
+        #expect(fixture.app.filterError?.message == "Unknown key 'bogus'")
+        #expect(fixture.lines.contains { $0.hasPrefix(String(repeating: " ", count: 3 + 19) + "^ Unknown key 'bogus'") })
+    }
+
+    @Test func sectionModesCycleWithTitlesAndIndexFollowing() throws {
+        let fixture = try AppFixture(people: [
+            ("", "Nobody", "", 0), ("42", "Numbers", "1st City", 9), ("東京", "Tokyo", "東京", 100), ("Émile", "Zola", "Évian", 62),
+        ])
+        let list = fixture.app.list
+        let count = list.numberOfPeople
+        let expected: [(PeopleSectionMode, String)] = [
+            (.firstNameInitial, "by first name"), (.city, "by city"), (.ageDecade, "by age"), (.lastNameInitial, ""),
+        ]
+        for (mode, status) in expected {
+            fixture.type("s")
+            #expect(list.sectionMode == mode)
+            #expect(list.numberOfPeople == count)
+            if !status.isEmpty { #expect(fixture.lines[0].contains(status)) }
+            let sections = try #require(list.resultsController.sections)
+            #expect(Set(sections.map(\.name)).count == sections.count, "sections are contiguous")
+            for section in sections {
+                for case let person as Person in section.objects {
+                    #expect(person.value(forKey: mode.sectionKey).stringValue == section.name)
+                }
+            }
+            #expect(list.resultsController.sectionIndexTitles == sections.map { mode.indexTitle(forSectionName: $0.name) })
+        }
+        fixture.type("s")  // first names: `#` first, other scripts last
+        let names = try #require(list.resultsController.sections).map(\.name)
+        #expect(names.first == "#")
+        #expect(names.last == PeopleSectionMode.otherScriptsTitle)
+        fixture.type("ss")  // ages
+        fixture.type("g6")
+        let selected = try #require(list.selectedPerson)
+        #expect(selected.age / 10 == 6)
+        #expect(fixture.lines[2].hasPrefix(" 60–69 "))
+    }
+
+    @Test func gThenALetterJumpsAndOtherLettersStayCommands() throws {
+        let fixture = try AppFixture()
+        fixture.type("gM")
+        #expect(fixture.app.list.selectedPerson?.sectionTitle == "M")
+        #expect(fixture.lines[2].hasPrefix(" M "))
+        fixture.type("g%")
+        #expect(fixture.lines.last?.contains("No section %.") == true)
+        fixture.type("M")  // a single letter is not a jump
+        #expect(fixture.app.list.selectedPerson?.sectionTitle == "M")
+    }
+
+    @Test func enterShowsEveryAttributeAndEscapeGoesBack() throws {
+        let fixture = try AppFixture()
+        let person = try #require(fixture.app.list.selectedPerson)
+        fixture.press(.enter)
+        let text = fixture.lines.joined(separator: "\n")
+        for label in ["First name", "Last name", "Nickname", "Email", "Phone", "City", "Age", "Created", "Avatar", "Object ID"] {
+            #expect(text.contains("│ \(label)"), "\(label) is shown")
+        }
+        #expect(text.contains(person.email))
+        #expect(text.contains("┌─ \(person.displayName) "))
+        fixture.press(.escape)
+        #expect(!fixture.lines.joined().contains("Object ID"))
+    }
+
+    @Test func newEditAndDeleteSaveThroughTheViewContext() throws {
+        let fixture = try AppFixture()
+        let before = try fixture.storedCount()
+        fixture.type("n")
+        fixture.type("Zoë")
+        fixture.press(.tab)
+        fixture.type("Ærøskøbing")
+        fixture.press(.tab, .tab, .tab)
+        fixture.type("abc")
+        fixture.press(.enter)
+        #expect(fixture.lines.contains { $0.contains("↳ expected a whole number, found \"abc\"") })
+        fixture.press(.backspace, .backspace, .backspace)
+        fixture.type("300")
+        fixture.press(.enter)
+        #expect(fixture.lines.contains { $0.contains("↳ 300 is above the maximum 200") }, "the model's validation")
+        #expect(try fixture.storedCount() == before)
+        #expect(fixture.app.list.numberOfPeople == before, "nothing half-saved shows in the list")
+        fixture.press(.backspace, .backspace, .backspace)
+        fixture.type("31")
+        fixture.press(.enter)
+        #expect(try fixture.storedCount() == before + 1)
+        #expect(fixture.app.list.selectedPerson?.displayName == "Ærøskøbing, Zoë")
+        #expect(fixture.lines.last?.hasPrefix(" Added Ærøskøbing, Zoë.") == true)
+
+        fixture.type("e")
+        fixture.press(.tab, .tab, .tab)  // City
+        fixture.type("Aarhus")
+        fixture.press(.enter)
+        #expect(try fixture.storedCount(FetchPredicate(format: "city == 'Aarhus' AND lastName == 'Ærøskøbing'")) == 1)
+
+        fixture.type("d")
+        #expect(fixture.lines.contains { $0.contains("Delete Ærøskøbing, Zoë? (y/n)") })
+        fixture.type("n")
+        #expect(try fixture.storedCount() == before + 1)
+        fixture.type("dy")
+        #expect(try fixture.storedCount() == before)
+        #expect(fixture.lines.last?.hasPrefix(" Deleted Ærøskøbing, Zoë.") == true)
+    }
+
+    @Test func helpListsTheKeysAndAnyKeyClosesIt() throws {
+        let fixture = try AppFixture()
+        fixture.type("?")
+        let text = fixture.lines.joined(separator: "\n")
+        for key in ["g then a letter", "Enter", "/", "s", "i", "I", "n  e  d", "q"] { #expect(text.contains("│ \(key) ")) }
+        fixture.type("q")  // closes the help, does not quit
+        #expect(!fixture.app.shouldQuit)
+        #expect(!fixture.lines.joined().contains("─ Keys ─"))
+    }
+
+    @Test func aFileImportRunsInTheBackgroundAndReportsSkippedRows() async throws {
+        let fixture = try AppFixture()
+        let before = try fixture.storedCount()
+        let file = fixture.store.file("new people.csv")
+        try Data("firstName,lastName,age\nAda,Lovelace,36\nGrace,Hopper,abc\nAlan,Turing,41\n".utf8).write(to: file)
+        fixture.type("I")
+        #expect(fixture.lines.contains { $0.hasPrefix(" Import file (JSON or CSV):") })
+        fixture.type(file.path)
+        fixture.press(.enter)
+        #expect(fixture.lines[0].contains("importing"))
+        await fixture.finishImports()
+        #expect(try fixture.storedCount() == before + 2)
+        #expect(fixture.lines[0].contains("imported 2 in"))
+        #expect(fixture.lines[0].contains("1 skipped"))
+        #expect(fixture.app.importer?.progress.problems == [#"row 1: 'age': expected a whole number, found "abc""#])
+        fixture.type("I")
+        fixture.type("/no/such/file.json")
+        fixture.press(.enter)
+        #expect(fixture.lines.last?.contains("No such file: /no/such/file.json") == true)
+    }
+
+    @Test func threeImportsRunAtOnceUnderOneProgressBar() async throws {
+        let fixture = try AppFixture(options: .init(batchSize: 100, importOnKey: 300))
+        let before = try fixture.storedCount()
+        fixture.type("iii")
+        #expect(fixture.app.importers.count == 3)
+        #expect(fixture.lines[0].contains("3 imports ▕"))
+        await fixture.finishImports()
+        #expect(try fixture.storedCount() == before + 900)
+        #expect(fixture.app.list.numberOfPeople == before + 900)
+        #expect(fixture.lines[0].contains("imported 900 in"))
+        // Generated emails stay distinct across the three imports.
+        let emails = (fixture.app.list.resultsController.fetchedObjects ?? []).map(\.email)
+        #expect(Set(emails).count == emails.count)
+    }
+
+    @Test func clickingTheIndexJumps() throws {
+        let fixture = try AppFixture()
+        // The index runs down the right edge from the first row line (line 2): A, B, C, …
+        let line = try #require(fixture.lines.firstIndex { $0.hasSuffix(" D") })
+        fixture.screen.click(column: 99, row: line)
+        fixture.app.processInput()
+        #expect(fixture.app.list.selectedPerson?.sectionTitle == "D")
+    }
+
+    @Test func withoutColoursTheTableUsesAttributes() throws {
+        let store = TemporaryStore()
+        let stack = try PeopleStack(storeURL: store.url)
+        let screen = TestScreen()
+        screen.supportsColors = false
+        let app = PeopleApp(stack: stack, screen: screen, timeSource: ManualTimeSource(), options: .init())
+        #expect(!app.list.tableView.configuration.usesColors)
+    }
+
+    /// 300 resizes, tiny and huge ones included: no crash, and the last frame is the one a fresh app
+    /// draws at that size.
+    @Test func aResizeStormEndsOnACorrectFrame() throws {
+        let fixture = try AppFixture()
+        fixture.type("gK")
+        var random = SplitMix64(seed: 7)
+        var sizes = [TerminalSize(columns: 1, rows: 1), TerminalSize(columns: 1, rows: 40), TerminalSize(columns: 180, rows: 1),
+                     TerminalSize(columns: 0, rows: 0), TerminalSize(columns: 20, rows: 5), TerminalSize(columns: 19, rows: 5)]
+        while sizes.count < 299 {
+            sizes.append(TerminalSize(columns: Int(random.next() % 220) + 1, rows: Int(random.next() % 70) + 1))
+        }
+        sizes.append(TerminalSize(columns: 100, rows: 30))
+        let started = ContinuousClock.now
+        for size in sizes {
+            fixture.screen.resize(to: size)
+            fixture.app.processInput()
+            #expect(fixture.screen.lastFrame?.size == size)
+        }
+        print("300 resizes on the test screen took \(ContinuousClock.now - started)")
+        let selected = try #require(fixture.app.list.selectedPerson)
+        #expect(selected.sectionTitle == "K")
+        let final = try #require(fixture.screen.lastFrame)
+
+        let other = TestScreen(size: TerminalSize(columns: 100, rows: 30))
+        let fresh = PeopleApp(stack: fixture.stack, screen: other, timeSource: fixture.clock, options: .init())
+        try fresh.start()
+        fresh.list.tableView.selectRow(at: fresh.list.resultsController.indexPath(forObject: selected))
+        let topRow = try #require(fixture.app.list.tableView.indexPathsForVisibleRows.first)
+        fresh.list.tableView.scrollToRow(at: topRow, position: .top)
+        fresh.render()
+        var expected = try #require(other.lastFrame).lines
+        var actual = final.lines
+        // The timing line differs (it shows measured times); everything else is the same.
+        expected.removeLast()
+        actual.removeLast()
+        #expect(actual == expected)
+    }
+}

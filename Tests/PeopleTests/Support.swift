@@ -1,0 +1,103 @@
+import Foundation
+import ObjectGraph
+import Testing
+import TerminalTableView
+
+@testable import People
+
+/// A store in a fresh temporary folder, removed afterwards.
+final class TemporaryStore {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("people-tests-\(UUID().uuidString)")
+    var url: URL { directory.appendingPathComponent("people.sqlite") }
+
+    init() {
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    /// A file in the folder.
+    func file(_ name: String) -> URL { directory.appendingPathComponent(name) }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+}
+
+/// Lets the main queue run everything queued before this point (merges from background saves).
+func drainMainQueue() async {
+    await withCheckedContinuation { continuation in DispatchQueue.main.async { continuation.resume() } }
+}
+
+func peopleCount(in line: String) -> Int? {
+    guard let match = line.firstMatch(of: /([0-9][0-9,]*) (people|person)/) else { return nil }
+    return Int(match.1.replacingOccurrences(of: ",", with: ""))
+}
+
+/// An app on a fresh store (seeded with the sample people unless `seeded` is false) and a test screen.
+@MainActor
+struct AppFixture {
+    let store = TemporaryStore()
+    let stack: PeopleStack
+    let screen: TestScreen
+    let clock = ManualTimeSource()
+    let app: PeopleApp
+
+    init(seeded: Bool = true, size: TerminalSize = TerminalSize(columns: 100, rows: 30),
+         options: PeopleApp.Options = .init(), people: [(first: String, last: String, city: String, age: Int64)] = [])
+        throws
+    {
+        stack = try PeopleStack(storeURL: store.url)
+        if seeded { try stack.seedIfEmpty() }
+        if !people.isEmpty {
+            let context = stack.newBackgroundContext(name: "fixture")
+            try context.performAndWait {
+                for (first, last, city, age) in people {
+                    let person = Person(context: context)
+                    person.firstName = first
+                    person.lastName = last
+                    person.city = city
+                    person.age = age
+                    person.email = "\(first.lowercased())@example.org"
+                }
+                try context.save()
+            }
+        }
+        screen = TestScreen(size: size)
+        app = PeopleApp(stack: stack, screen: screen, timeSource: clock, options: options)
+        try app.start()
+    }
+
+    /// The last frame's lines.
+    var lines: [String] { screen.lastFrame?.lines ?? [] }
+
+    /// Types keys and lets the app handle them.
+    func type(_ text: String) {
+        screen.type(text)
+        app.processInput()
+    }
+
+    func press(_ keys: Key...) {
+        for key in keys { screen.enqueue(keys: key) }
+        app.processInput()
+    }
+
+    /// Waits for every import to finish and its saves to reach the list, then lets the app tick.
+    func finishImports() async {
+        for importer in app.importers { importer.waitUntilStopped() }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            await drainMainQueue()
+            let check = stack.newBackgroundContext(name: "check")
+            let stored = (try? check.performAndWait { try check.count(for: PeopleModel.listRequest()) }) ?? -1
+            if app.list.filter.text.isEmpty, app.list.numberOfPeople == stored { break }
+            if !app.list.filter.text.isEmpty { break }
+        }
+        await drainMainQueue()
+        app.tick()
+    }
+
+    /// How many people the store holds.
+    func storedCount(_ predicate: FetchPredicate? = nil) throws -> Int {
+        let context = stack.newBackgroundContext(name: "count")
+        var request = PeopleModel.listRequest()
+        request.predicate = predicate
+        return try context.performAndWait { try context.count(for: request) }
+    }
+}
