@@ -227,19 +227,6 @@ public final class CursesScreen: TerminalScreen {
         return events
     }
 
-    private static func readMouseEvent() -> MouseEvent? {
-        var column: Int32 = 0
-        var row: Int32 = 0
-        var kind: Int32 = 0
-        guard cs_read_mouse(&column, &row, &kind) == 0 else { return nil }
-        switch kind {
-        case 1: return MouseEvent(.press, column: Int(column), row: Int(row))
-        case 2: return MouseEvent(.scrollUp, column: Int(column), row: Int(row))
-        case 3: return MouseEvent(.scrollDown, column: Int(column), row: Int(row))
-        default: return nil
-        }
-    }
-
     // MARK: - Window size
 
     /// Call when the process receives `SIGWINCH`: reads the new size from the terminal and resizes
@@ -351,34 +338,6 @@ public final class CursesScreen: TerminalScreen {
         else { return 0 }
         colorPairs[key] = Int16(next)
         return Int16(next)
-    }
-
-    // MARK: - Keys
-
-    private static let keyCodes: [(code: Int32, key: Key)] = {
-        var table: [(Int32, Key)] = [
-            (KEY_UP, .up), (KEY_DOWN, .down), (KEY_LEFT, .left), (KEY_RIGHT, .right),
-            (KEY_PPAGE, .pageUp), (KEY_NPAGE, .pageDown), (KEY_HOME, .home), (KEY_END, .end),
-            (KEY_ENTER, .enter), (KEY_BACKSPACE, .backspace), (KEY_DC, .delete),
-        ]
-        for number in 1...24 { table.append((cs_key_f(Int32(number)), .function(number))) }
-        return table
-    }()
-
-    private static func key(forKeyCode code: Int32) -> Key? {
-        keyCodes.first { $0.code == code }?.key
-    }
-
-    private static func key(forCharacter value: wint_t) -> Key? {
-        switch value {
-        case 10, 13: return .enter
-        case 27: return .escape
-        case 8, 127: return .backspace
-        case 9: return .tab
-        default:
-            guard value >= 32, let scalar = Unicode.Scalar(value) else { return nil }
-            return .character(Character(scalar))
-        }
     }
 
     // MARK: - Test support
