@@ -341,3 +341,41 @@ private func named(_ objects: [ManagedObject]) -> [String] { objects.compactMap 
         }
     }
 }
+
+@Suite struct UnloadedInverseTests {
+    @Test(arguments: StoreKind.allCases) func settingTheToOneSideLeavesAnUnloadedToManyAlone(kind: StoreKind) throws {
+        let graph = try Graph(kind)
+        let writer = graph.context()
+        let (acmeID, adaID) = try writer.performAndWait {
+            let acme = try writer.insertNewObject(forEntityName: "Company")
+            let ada = try writer.insertNewObject(forEntityName: "Employee")
+            ada.setRelatedObject(acme, forKey: "company")
+            let tag = try writer.insertNewObject(forEntityName: "Tag")
+            tag["name"] = "swift"
+            try writer.save()
+            return (acme.objectID, ada.objectID)
+        }
+        let context = graph.context()
+        try context.performAndWait {
+            let acme = try context.existingObject(with: acmeID)
+            let bob = try context.insertNewObject(forEntityName: "Employee")
+            bob.setRelatedObject(acme, forKey: "company")
+            #expect(acme.hasFaultForRelationshipNamed("employees"), "adding from the to-one side reads nothing")
+            #expect(acme.relatedObjects(forKey: "employees").count == 2, "loading includes the unsaved change")
+            // Many-to-many changed from the side the store does not own, the other side never loaded.
+            let tag = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Tag")).first)
+            let ada = try context.existingObject(with: adaID)
+            tag.addRelatedObject(ada, forKey: "employees")
+            #expect(ada.hasFaultForRelationshipNamed("tags"))
+            #expect(ada.relatedObjects(forKey: "tags").first === tag)
+            try context.save()
+        }
+        let reader = graph.context()
+        try reader.performAndWait {
+            let acme = try reader.existingObject(with: acmeID)
+            let ada = try reader.existingObject(with: adaID)
+            #expect(acme.relatedObjects(forKey: "employees").count == 2)
+            #expect(ada.relatedObjects(forKey: "tags").count == 1)
+        }
+    }
+}

@@ -128,10 +128,19 @@ extension ManagedObject {
         if faultFlag { managedObjectContext?.fulfillFault(self) }
         if case .toMany(let objects) = relationshipSlots[index] { return objects }
         let ids = managedObjectContext?.storedRelatedIDs(of: self, relationshipIndex: index) ?? []
-        let objects = RelatedObjects(ids.compactMap { try? managedObjectContext?.object(with: $0) })
+        var objects = RelatedObjects(ids.compactMap { try? managedObjectContext?.object(with: $0) })
         if entity.relationships[index].inverseName == nil || isManyToMany(index) { storedToMany[index] = ids }
+        managedObjectContext?.reconcile(&objects, of: self, relationshipIndex: index)
         relationshipSlots[index] = .toMany(objects)
         return objects
+    }
+
+    /// Whether relationship `index` is an unordered to-many that has not been loaded.
+    func isUnloadedUnorderedToMany(_ index: Int) -> Bool {
+        guard entity.relationships[index].isToMany, !entity.relationships[index].isOrdered else { return false }
+        if faultFlag { return true }
+        if case .fault = relationshipSlots[index] { return true }
+        return false
     }
 
     func isManyToMany(_ index: Int) -> Bool {
@@ -179,6 +188,9 @@ extension ManagedObject {
     private func attachInverse(of index: Int, to object: ManagedObject) {
         guard let inverse = inverseIndex(of: index, on: object) else { return }
         if object.entity.relationships[inverse].isToMany {
+            // An unordered to-many that was never loaded stays a fault: when it is loaded, it is reconciled
+            // with this context's changes (so adding to a big relationship never reads all of it).
+            if object.isUnloadedUnorderedToMany(inverse) { return }
             object.insertToMany(inverse, self, at: nil)
         } else {
             if let previous = object.loadedToOne(inverse), previous !== self,
@@ -198,6 +210,7 @@ extension ManagedObject {
     func detachInverse(of index: Int, from object: ManagedObject) {
         guard let inverse = inverseIndex(of: index, on: object) else { return }
         if object.entity.relationships[inverse].isToMany {
+            if object.isUnloadedUnorderedToMany(inverse) { return }
             object.removeToMany(inverse, self)
         } else if object.loadedToOne(inverse) === self {
             object.setToOne(inverse, nil)

@@ -20,14 +20,37 @@ extension ManagedObjectContext {
             for id in save.insertedObjectIDs.union(save.updatedObjectIDs) {
                 guard let row = save.snapshots[id], let entity = model.entity(named: id.entityName) else { continue }
                 if let object = registeredObjects[id] {
+                    let previous = object.storedToOne
                     refresh(object, with: row)
+                    reconcileMergedToOne(object, previous: previous)
                 } else {
                     let object = materialize(row, entity: entity)
                     pending.note(object, save.insertedObjectIDs.contains(id) ? .inserted : .refreshed)
+                    reconcileMergedToOne(object, previous: [])
                 }
             }
             for id in save.deletedObjectIDs {
                 guard let object = registeredObjects.removeValue(forKey: id) else { continue }
+                // It leaves the loaded inverse relationships of the objects it was related to.
+                for (index, relationship) in object.entity.relationships.enumerated() {
+                    guard let inverseName = relationship.inverseName else { continue }
+                    var related: [ManagedObject] = []
+                    switch object.relationshipSlots[index] {
+                    case .toOne(let target): related = target.map { [$0] } ?? []
+                    case .toMany(let members): related = members.items
+                    case .fault: related = object.storedToOne[index].flatMap { registeredObjects[$0] }.map { [$0] } ?? []
+                    }
+                    for other in related {
+                        guard let back = other.entity.relationships.firstIndex(where: { $0.name == inverseName }) else {
+                            continue
+                        }
+                        if case .toMany(var members) = other.relationshipSlots[back], members.remove(object) {
+                            other.relationshipSlots[back] = .toMany(members)
+                        } else if case .toOne(let target) = other.relationshipSlots[back], target === object {
+                            other.relationshipSlots[back] = .toOne(nil)
+                        }
+                    }
+                }
                 let key = ObjectIdentifier(object)
                 updatedObjectsByIdentity[key] = nil
                 deletedObjectsByIdentity[key] = nil

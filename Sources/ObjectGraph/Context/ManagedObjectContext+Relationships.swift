@@ -5,6 +5,59 @@ extension ManagedObjectContext {
         return (try? store.backend.relatedIDs(of: object.objectID, entity: object.entity, relationshipIndex: index)) ?? []
     }
 
+    /// Brings a to-many relationship just read from the store up to date with this context's unsaved changes
+    /// made from the other side (objects whose inverse now points here, or no longer does).
+    func reconcile(_ objects: inout RelatedObjects, of owner: ManagedObject, relationshipIndex index: Int) {
+        guard let inverseName = owner.entity.relationships[index].inverseName else { return }
+        for candidate in Array(insertedObjectsByIdentity.values) + Array(updatedObjectsByIdentity.values) {
+            guard !candidate.deletedFlag,
+                let inverse = candidate.entity.relationships.firstIndex(where: { $0.name == inverseName }),
+                candidate.entity.relationships[inverse].destinationEntityName == owner.entity.name
+                    || owner.entity.parentEntityName != nil,
+                candidate.changedRelationships.contains(inverse)
+            else { continue }
+            switch candidate.relationshipSlots[inverse] {
+            case .toOne(let target):
+                if target === owner { objects.append(candidate) } else { objects.remove(candidate) }
+            case .toMany(let targets):
+                if targets.contains(owner) {
+                    objects.append(candidate)
+                } else if candidate.storedToMany[inverse]?.contains(owner.objectID) == true {
+                    objects.remove(candidate)
+                }
+            case .fault:
+                break
+            }
+        }
+        for deleted in deletedObjectsByIdentity.values { objects.remove(deleted) }
+    }
+
+    /// After merging a save: keeps loaded to-many relationships of registered objects in step with the to-one
+    /// side of objects the save changed (the to-one side is what the store keeps for one-to-many).
+    func reconcileMergedToOne(_ object: ManagedObject, previous: [ManagedObjectID?]) {
+        for (index, relationship) in object.entity.relationships.enumerated() where !relationship.isToMany {
+            let now = index < object.storedToOne.count ? object.storedToOne[index] : nil
+            let before = index < previous.count ? previous[index] : nil
+            guard now != before, let inverseName = relationship.inverseName else { continue }
+            if let before, let old = registeredObjects[before],
+                let back = old.entity.relationships.firstIndex(where: { $0.name == inverseName }),
+                case .toMany(var members) = old.relationshipSlots[back]
+            {
+                members.remove(object)
+                old.relationshipSlots[back] = .toMany(members)
+                pending.note(old, .refreshed)
+            }
+            if let now, let new = registeredObjects[now],
+                let back = new.entity.relationships.firstIndex(where: { $0.name == inverseName }),
+                case .toMany(var members) = new.relationshipSlots[back]
+            {
+                members.append(object)
+                new.relationshipSlots[back] = .toMany(members)
+                pending.note(new, .refreshed)
+            }
+        }
+    }
+
     /// Applies the delete rules of `object`'s relationships (Core Data's delete propagation): nullify takes it
     /// out of each destination's inverse, cascade deletes the destinations too (each once), deny is checked
     /// at save, no action leaves the destinations as they are.

@@ -170,6 +170,20 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
                 var list = state.joins[joinKey, default: []].filter { !removed.contains($0) }
                 for id in change.added.map({ result.permanentIDs[$0] ?? $0 }) where !list.contains(id) { list.append(id) }
                 state.joins[joinKey] = list
+                // Mirror on the inverse side, which may not have been loaded (and so not changed) by the saver.
+                let owner = result.permanentIDs[change.objectID] ?? change.objectID
+                guard let inverseName = change.entity.relationships[change.relationshipIndex].inverseName else { continue }
+                for (ids, adding) in [(change.added, true), (change.removed, false)] {
+                    for id in ids.map({ result.permanentIDs[$0] ?? $0 }) {
+                        guard let destination = model.entity(named: id.entityName), let pk = id.primaryKey,
+                            let inverse = destination.relationships.firstIndex(where: { $0.name == inverseName })
+                        else { continue }
+                        let key = Self.joinKey(destination, inverse, pk)
+                        var other = state.joins[key, default: []]
+                        if adding { if !other.contains(owner) { other.append(owner) } } else { other.removeAll { $0 == owner } }
+                        state.joins[key] = other
+                    }
+                }
             }
             return .success(result)
         }

@@ -87,7 +87,9 @@ extension SQLiteStore {
         _ request: StoreSaveRequest, _ connection: SQLiteConnection, permanentIDs: [ManagedObjectID: ManagedObjectID]
     ) throws {
         for change in request.joinChanges {
-            guard let table = joinTable(of: change.entity, relationshipIndex: change.relationshipIndex), table.isOwner,
+            // Either side may write (inserts and deletes are idempotent), so a side that was never loaded in
+            // the saving context is covered by the other side's change.
+            guard let table = joinTable(of: change.entity, relationshipIndex: change.relationshipIndex),
                 let own = (permanentIDs[change.objectID] ?? change.objectID).primaryKey
             else { continue }
             for id in change.removed {
