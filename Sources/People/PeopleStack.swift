@@ -60,9 +60,12 @@ public final class PeopleStack: Sendable {
             guard try context.count(for: PeopleModel.listRequest()) == 0 else { return 0 }
             guard let url = PeopleResources.samplePeopleURL else { return 0 }
             let records = try PersonRecord.loadSamplePeople(from: url)
-            for record in records {
-                Person(context: context).update(from: record)
+            let people = records.map { record in
+                let person = Person(context: context)
+                person.update(from: record)
+                return person
             }
+            try GeneratedAffiliations.attach(people, records: records, in: context)
             try context.save()
             return records.count
         }

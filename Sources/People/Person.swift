@@ -28,6 +28,15 @@ public final class Person: ManagedObject {
     @Attribute("nickname") public var nickname: String?
     /// A picture, if any (large ones may be stored outside the database once external storage lands).
     @Attribute("avatar") public var avatar: Data?
+    /// Where the person works (inverse of `Company.employees`).
+    @ToOne("company") public var company: Company?
+    /// The person's tags (many-to-many with `Tag.people`).
+    @ToMany("tags") public var tags: Set<Tag>
+
+    /// Tags the person with `tag`.
+    public func addToTags(_ tag: Tag) { addRelatedObject(tag, forKey: "tags") }
+    /// Removes `tag` from the person.
+    public func removeFromTags(_ tag: Tag) { removeRelatedObject(tag, forKey: "tags") }
 
     /// The list section: the folded, upper-cased initial of the last name, or `#`.
     public var sectionTitle: String { StringFolding.initial(lastName) }

@@ -23,6 +23,9 @@ enum PersonDetailView {
         let keys = order.filter { key in stored.contains { $0.name == key } }
             + stored.map(\.name).filter { !order.contains($0) }.sorted()
         var lines = keys.map { key in (labels[key] ?? key, text(for: person.value(forKey: key))) }
+        lines.append(("Company", person.company.map { $0.name.isEmpty ? "—" : $0.name } ?? "—"))
+        let tags = person.tags.map(\.name).sorted { StringFolding.folded($0) < StringFolding.folded($1) }
+        lines.append(("Tags", tags.isEmpty ? "—" : tags.joined(separator: ", ")))
         lines.append(("Section", "\(person.value(forKey: sectionMode.sectionKey).stringValue ?? "") (\(sectionMode.title))"))
         lines.append(("Object ID", person.objectID.description))
         return lines

@@ -106,8 +106,18 @@ public final class PersonImporter: Sendable {
             case .generated(let count, let seed, let firstSerial):
                 var generator = PersonGenerator(seed: seed, firstSerial: firstSerial)
                 run(total: count, onBatch: onBatch) { size, context in
-                    for record in generator.make(size) { Person(context: context).update(from: record) }
-                    return []
+                    let records = generator.make(size)
+                    let people = records.map { record in
+                        let person = Person(context: context)
+                        person.update(from: record)
+                        return person
+                    }
+                    do {
+                        try GeneratedAffiliations.attach(people, records: records, in: context)
+                        return []
+                    } catch {
+                        return ["companies and tags could not be attached: \(error)"]
+                    }
                 }
             case .file(let url):
                 importFile(url, onBatch: onBatch)
