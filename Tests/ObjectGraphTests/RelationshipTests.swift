@@ -241,6 +241,21 @@ private func named(_ objects: [ManagedObject]) -> [String] { objects.compactMap 
         }
     }
 
+    @Test func prefetchingLoadsToManyRelationshipsInOneQueryPerKeyPath() throws {
+        let (graph, _) = try Self.seeded()
+        let context = graph.context()
+        try context.performAndWait {
+            var request = FetchRequest<ManagedObject>(entityName: "Company")
+            request.relationshipKeyPathsForPrefetching = ["employees"]
+            let before = Self.reads(graph)
+            let companies = try context.fetch(request)
+            #expect(Self.reads(graph) == before + 3, "the fetch, the relationship, and the destinations' rows")
+            let names = companies.flatMap { $0.relatedObjects(forKey: "employees") }.compactMap { $0["name"] as String? }
+            #expect(names.count == 10)
+            #expect(Self.reads(graph) == before + 3, "nothing more to fire")
+        }
+    }
+
     @Test func prefetchingLoadsToOneDestinationsInOneQuery() throws {
         let (graph, acmeID) = try Self.seeded()
         let context = graph.context()

@@ -111,16 +111,47 @@ extension ManagedObjectContext {
             for object in objects {
                 guard let index = object.entity.relationships.firstIndex(where: { $0.name == key }) else { continue }
                 if object.entity.relationships[index].isToMany {
-                    _ = object.loadedToMany(index)
+                    continue  // loaded below, for all objects at once
                 } else if let id = object.storedToOne[index], registeredObjects[id].map({ $0.faultFlag }) ?? true {
                     wanted[id.entityName, default: []].append(id)
                 }
             }
+            prefetchToMany(key, for: objects, into: &wanted)
             for (entityName, ids) in wanted {
                 guard let entity = model.entity(named: entityName), let store = try? storeForReading(entity),
                     let rows = try? store.backend.rows(for: Array(Set(ids)), entity: entity)
                 else { continue }
                 for row in rows { _ = materialize(row, entity: entity) }
+            }
+        }
+    }
+
+    /// Loads to-many relationship `key` of every object that has it unloaded, with one store query per
+    /// entity, and adds the destinations that still need their rows to `wanted`.
+    private func prefetchToMany(_ key: String, for objects: [ManagedObject], into wanted: inout [String: [ManagedObjectID]]) {
+        var owners: [String: [ManagedObject]] = [:]
+        for object in objects where !object.objectID.isTemporaryID {
+            guard let index = object.entity.relationships.firstIndex(where: { $0.name == key }),
+                object.entity.relationships[index].isToMany, case .fault = object.relationshipSlots[index]
+            else { continue }
+            owners[object.entity.name, default: []].append(object)
+        }
+        for (_, group) in owners {
+            guard let entity = group.first?.entity,
+                let index = entity.relationships.firstIndex(where: { $0.name == key }),
+                let store = try? storeForReading(entity),
+                let related = try? store.backend.relatedIDs(ofMany: group.map(\.objectID), entity: entity,
+                    relationshipIndex: index)
+            else { continue }
+            for owner in group {
+                let ids = related[owner.objectID] ?? []
+                var members = RelatedObjects(ids.compactMap { try? object(with: $0) })
+                if entity.relationships[index].inverseName == nil || owner.isManyToMany(index) { owner.storedToMany[index] = ids }
+                reconcile(&members, of: owner, relationshipIndex: index)
+                owner.relationshipSlots[index] = .toMany(members)
+                for member in members.items where member.faultFlag && !member.faultHoldsValues {
+                    wanted[member.entity.name, default: []].append(member.objectID)
+                }
             }
         }
     }

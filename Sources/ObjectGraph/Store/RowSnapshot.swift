@@ -72,4 +72,17 @@ protocol StoreBackend: AnyObject, Sendable {
     /// relationships) or by primary key.
     func relatedIDs(of objectID: ManagedObjectID, entity: EntityDescription, relationshipIndex: Int)
         throws(ObjectGraphError) -> [ManagedObjectID]
+    /// The same for many objects of `entity` at once (prefetching): one query where the store can.
+    func relatedIDs(ofMany objectIDs: [ManagedObjectID], entity: EntityDescription, relationshipIndex: Int)
+        throws(ObjectGraphError) -> [ManagedObjectID: [ManagedObjectID]]
+}
+
+extension StoreBackend {
+    func relatedIDs(ofMany objectIDs: [ManagedObjectID], entity: EntityDescription, relationshipIndex: Int)
+        throws(ObjectGraphError) -> [ManagedObjectID: [ManagedObjectID]]
+    {
+        var result: [ManagedObjectID: [ManagedObjectID]] = [:]
+        for id in objectIDs { result[id] = try relatedIDs(of: id, entity: entity, relationshipIndex: relationshipIndex) }
+        return result
+    }
 }

@@ -55,6 +55,53 @@ extension SQLiteStore {
         }
     }
 
+    /// One query (per 500 owners) for a to-many relationship of many objects: what prefetching uses.
+    func relatedIDs(ofMany objectIDs: [ManagedObjectID], entity: EntityDescription, relationshipIndex index: Int)
+        throws(ObjectGraphError) -> [ManagedObjectID: [ManagedObjectID]]
+    {
+        let relationship = entity.relationships[index]
+        guard let destination = model.entity(named: relationship.destinationEntityName) else {
+            throw .unknownEntity(relationship.destinationEntityName)
+        }
+        let destinationLayout = try layout(of: destination)
+        let owners = Dictionary(objectIDs.compactMap { id in id.primaryKey.map { ($0, id) } }, uniquingKeysWith: { a, _ in a })
+        let select: String
+        if let table = joinTable(of: entity, relationshipIndex: index) {
+            select = "SELECT j.\(table.ownColumn), d.Z_PK, d.Z_ENT FROM \(table.name) j JOIN \(destinationLayout.tableName) d "
+                + "ON d.Z_PK = j.\(table.otherColumn) WHERE j.\(table.ownColumn) IN "
+        } else if let inverseName = relationship.inverseName,
+            let foreignKey = destinationLayout.foreignKeys.first(where: {
+                destination.relationships[$0.relationshipIndex].name == inverseName
+            })
+        {
+            let order = foreignKey.orderColumn.map { ", \($0)" } ?? ""
+            select = "SELECT \(foreignKey.name), Z_PK, Z_ENT\(order) FROM \(destinationLayout.tableName) WHERE \(foreignKey.name) IN "
+        } else {
+            return [:]
+        }
+        let storeIdentifier = identifier
+        let keys = Array(owners.keys).sorted()
+        return try withReader { connection throws(ObjectGraphError) in
+            try sqlite {
+                var result: [ManagedObjectID: [(order: Int64, id: ManagedObjectID)]] = [:]
+                for start in stride(from: 0, to: keys.count, by: 500) {
+                    let chunk = keys[start..<min(start + 500, keys.count)]
+                    let statement = try connection.prepare(
+                        select + "(" + Array(repeating: "?", count: chunk.count).joined(separator: ", ") + ")")
+                    try statement.bind(chunk.map { .integer($0) })
+                    while try statement.step() {
+                        guard let owner = owners[statement.int64(at: 0)] else { continue }
+                        let entityName = layout(forEntityNumber: Int(statement.int64(at: 2)))?.entity.name ?? destination.name
+                        let order = statement.columnCount > 3 ? statement.int64(at: 3) : statement.int64(at: 1)
+                        result[owner, default: []].append((order, ManagedObjectID(entityName: entityName,
+                            storeIdentifier: storeIdentifier, primaryKey: statement.int64(at: 1))))
+                    }
+                }
+                return result.mapValues { $0.sorted { ($0.order, $0.id.key) < ($1.order, $1.id.key) }.map(\.id) }
+            }
+        }
+    }
+
     /// Binds a to-one destination (its key, and its `Z_ENT` when the layout has an entity column).
     func bindForeignKeys(
         _ toOne: [ManagedObjectID?], layout: TableLayout, statement: SQLiteStatement, from start: Int32,
