@@ -318,6 +318,45 @@ private func named(_ objects: [ManagedObject]) -> [String] { objects.compactMap 
         }
     }
 
+    @Test(arguments: StoreKind.allCases) func orderedManyToManyKeepsItsOrder(kind: StoreKind) throws {
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Album", attributes: [], relationships: [
+                RelationshipDescription(name: "photos", destination: "Photo", inverse: "albums", isToMany: true,
+                    isOrdered: true)]),
+            EntityDescription(name: "Photo", attributes: [AttributeDescription(name: "title", type: .string)],
+                relationships: [RelationshipDescription(name: "albums", destination: "Album", inverse: "photos",
+                    isToMany: true)]),
+        ])
+        let directory = TemporaryDirectory()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(ofType: kind == .sqlite ? .sqlite : .inMemory, at: directory.file("a.sqlite"))
+        let writer = ManagedObjectContext(concurrencyType: .privateQueue)
+        writer.persistentStoreCoordinator = coordinator
+        let id = try writer.performAndWait {
+            let album = try writer.insertNewObject(forEntityName: "Album")
+            let photos = try ["z", "x", "y"].map { title in
+                let photo = try writer.insertNewObject(forEntityName: "Photo")
+                photo["title"] = title
+                return photo
+            }
+            album.setRelatedObjects(photos, forKey: "photos")
+            try writer.save()
+            album.setRelatedObjects([photos[1], photos[2], photos[0]], forKey: "photos")
+            try writer.save()
+            return album.objectID
+        }
+        if kind == .sqlite {
+            let connection = try SQLiteConnection(path: directory.file("a.sqlite").path, mode: .readOnly)
+            #expect(try connection.columnNames(ofTable: "Z_1PHOTOS") == ["Z_1ALBUMS", "Z_2PHOTOS", "Z_FOK_2PHOTOS"])
+        }
+        let reader = ManagedObjectContext(concurrencyType: .privateQueue)
+        reader.persistentStoreCoordinator = coordinator
+        try reader.performAndWait {
+            let album = try reader.existingObject(with: id)
+            #expect(album.relatedObjects(forKey: "photos").compactMap { $0["title"] as String? } == ["x", "y", "z"])
+        }
+    }
+
     @Test func mergedRelationshipChangesReachLoadedRelationships() throws {
         let graph = try Graph(.sqlite)
         let background = graph.context()

@@ -146,11 +146,11 @@ extension ManagedObjectContext {
         }
     }
 
-    /// The new order of `object`'s changed ordered one-to-many relationships.
+    /// The new order of `object`'s changed ordered to-many relationships.
     func orderChanges(for object: ManagedObject) -> [StoreSaveRequest.JoinChange] {
         object.changedRelationships.sorted().compactMap { index in
             let relationship = object.entity.relationships[index]
-            guard relationship.isToMany, relationship.isOrdered, !object.isManyToMany(index),
+            guard relationship.isToMany, relationship.isOrdered,
                 case .toMany(let objects) = object.relationshipSlots[index]
             else { return nil }
             return StoreSaveRequest.JoinChange(objectID: object.objectID, entity: object.entity, relationshipIndex: index,

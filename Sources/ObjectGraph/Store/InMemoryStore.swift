@@ -106,7 +106,12 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
                     (order.firstIndex(of: lhs) ?? Int.max, lhs.key) < (order.firstIndex(of: rhs) ?? Int.max, rhs.key)
                 }
             }
-            return state.joins[Self.joinKey(entity, index, key)] ?? []
+            let members = state.joins[Self.joinKey(entity, index, key)] ?? []
+            let order = state.joins[Self.joinKey(entity, index, key) + "#order"] ?? []
+            guard !order.isEmpty else { return members }
+            return members.enumerated().sorted { lhs, rhs in
+                (order.firstIndex(of: lhs.element) ?? Int.max, lhs.offset) < (order.firstIndex(of: rhs.element) ?? Int.max, rhs.offset)
+            }.map(\.element)
         }
     }
 

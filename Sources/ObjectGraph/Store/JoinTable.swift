@@ -10,6 +10,10 @@ struct JoinTable: Sendable {
     let otherColumn: String
     /// Whether this side writes the table.
     let isOwner: Bool
+    /// `Z_FOK_<n><NAME>`: the position of each row in this side's order, when this side is ordered.
+    var orderColumn: String? = nil
+    /// Every order column of the table (both sides may be ordered).
+    var allOrderColumns: [String] = []
 
     /// Every join table side of `model`, keyed by `"Entity.relationship"`.
     static func tables(for model: ManagedObjectModel) -> [String: JoinTable] {
@@ -42,13 +46,26 @@ struct JoinTable: Sendable {
                     otherColumn: otherColumn, isOwner: isOwner)
             }
         }
+        // Ordered sides keep their order in Z_FOK_<column of their destination>, as Core Data does.
+        for entity in model.entities {
+            for relationship in entity.ownRelationships where relationship.isOrdered {
+                let key = "\(entity.name).\(relationship.name)"
+                guard var table = result[key] else { continue }
+                table.orderColumn = "Z_FOK_" + table.otherColumn.dropFirst(2)
+                result[key] = table
+            }
+        }
+        for (key, table) in result {
+            let columns = result.values.filter { $0.name == table.name }.compactMap(\.orderColumn)
+            result[key]?.allOrderColumns = Array(Set(columns)).sorted()
+        }
         // Reflexive tables: both sides must agree on which column got the suffix.
         for (key, table) in result where !table.isOwner {
             if let owner = result.values.first(where: { $0.isOwner && $0.name == table.name }),
                 owner.ownColumn == table.otherColumn || owner.otherColumn == table.ownColumn
             {
                 result[key] = JoinTable(name: table.name, ownColumn: owner.otherColumn, otherColumn: owner.ownColumn,
-                    isOwner: false)
+                    isOwner: false, orderColumn: table.orderColumn, allOrderColumns: table.allOrderColumns)
             }
         }
         return result
@@ -56,7 +73,9 @@ struct JoinTable: Sendable {
 
     /// `CREATE TABLE` and its index, as Core Data writes them (for the owning side).
     var createStatements: [String] {
-        ["CREATE TABLE \(name) ( \(ownColumn) INTEGER, \(otherColumn) INTEGER, PRIMARY KEY (\(ownColumn), \(otherColumn)) )",
+        ["CREATE TABLE \(name) ( \(ownColumn) INTEGER, \(otherColumn) INTEGER, "
+            + allOrderColumns.map { "\($0) INTEGER, " }.joined()
+            + "PRIMARY KEY (\(ownColumn), \(otherColumn)) )",
          "CREATE INDEX \(name)_\(otherColumn)_INDEX ON \(name) (\(otherColumn), \(ownColumn))"]
     }
 }

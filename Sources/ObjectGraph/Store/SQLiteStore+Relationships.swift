@@ -25,8 +25,9 @@ extension SQLiteStore {
         let destinationLayout = try layout(of: destination)
         let sql: String
         if let table = joinTable(of: entity, relationshipIndex: index) {
-            sql = "SELECT Z_PK, Z_ENT FROM \(destinationLayout.tableName) WHERE Z_PK IN "
-                + "(SELECT \(table.otherColumn) FROM \(table.name) WHERE \(table.ownColumn) = ?) ORDER BY Z_PK"
+            let order = table.orderColumn.map { "j.\($0), d.Z_PK" } ?? "d.Z_PK"
+            sql = "SELECT d.Z_PK, d.Z_ENT FROM \(table.name) j JOIN \(destinationLayout.tableName) d "
+                + "ON d.Z_PK = j.\(table.otherColumn) WHERE j.\(table.ownColumn) = ? ORDER BY \(order)"
         } else if let inverseName = relationship.inverseName,
             let foreignKey = destinationLayout.foreignKeys.first(where: {
                 destination.relationships[$0.relationshipIndex].name == inverseName
@@ -152,8 +153,21 @@ extension SQLiteStore {
                     .run([.integer(own), .integer(other)])
             }
         }
-        // Ordered one-to-many: each destination row records its position in Z_FOK_<INVERSE>.
+        // Ordered one-to-many: each destination row records its position in Z_FOK_<INVERSE>; ordered
+        // many-to-many: each join row records it in the table's Z_FOK_ column for this side.
         for change in request.orderChanges {
+            if let table = joinTable(of: change.entity, relationshipIndex: change.relationshipIndex),
+                let column = table.orderColumn
+            {
+                guard let own = (permanentIDs[change.objectID] ?? change.objectID).primaryKey else { continue }
+                for (position, id) in change.added.enumerated() {
+                    guard let other = (permanentIDs[id] ?? id).primaryKey else { continue }
+                    try connection.cachedStatement(
+                        "UPDATE \(table.name) SET \(column) = ? WHERE \(table.ownColumn) = ? AND \(table.otherColumn) = ?")
+                        .run([.integer(Int64(position + 1)), .integer(own), .integer(other)])
+                }
+                continue
+            }
             let relationship = change.entity.relationships[change.relationshipIndex]
             guard let inverseName = relationship.inverseName,
                 let destination = model.entity(named: relationship.destinationEntityName)
