@@ -70,16 +70,7 @@ extension ManagedObjectContext {
     /// Replaces a registered object's saved values with newer ones, re-applying its unsaved changes.
     private func refresh(_ object: ManagedObject, with row: RowSnapshot) {
         guard row.version > object.rowVersion || object.faultFlag else { return }
-        var values = row.values
-        for index in object.changedAttributes { values[index] = object.storage[index] }
-        for (index, attribute) in object.entity.attributes.enumerated() where attribute.isTransient {
-            values[index] = object.storage[index]
-        }
-        object.storage = values
-        object.committed = row.values
-        object.rowVersion = row.version
-        object.adoptStoredRelationships(row)
-        object.faultFlag = false
+        object.adoptStoredValues(row)
         pending.note(object, .refreshed)
     }
 

@@ -14,16 +14,7 @@ extension ManagedObjectContext {
             guard let store = try? storeForReading(object.entity),
                 let row = try? store.backend.rows(for: [object.objectID], entity: object.entity).first
             else { return }
-            var values = row.values
-            for index in object.changedAttributes { values[index] = object.storage[index] }
-            for (index, attribute) in object.entity.attributes.enumerated() where attribute.isTransient {
-                values[index] = object.storage[index]
-            }
-            object.storage = values
-            object.committed = row.values
-            object.rowVersion = row.version
-            object.adoptStoredRelationships(row)
-            object.faultFlag = false
+            object.adoptStoredValues(row)
         } else {
             object.willTurnIntoFault()
             updatedObjectsByIdentity[ObjectIdentifier(object)] = nil
@@ -40,5 +31,23 @@ extension ManagedObjectContext {
     /// Refreshes every registered object, merging its unsaved changes (Core Data's `refreshAllObjects()`).
     public func refreshAllObjects() {
         for object in Array(registeredObjects.values) { refresh(object, mergeChanges: true) }
+    }
+}
+
+extension ManagedObject {
+    /// Takes a stored row as the object's saved state and re-applies its unsaved attribute changes (and its
+    /// transient values) on top: what merging a newer save and `refresh(_:mergeChanges: true)` both do.
+    func adoptStoredValues(_ row: RowSnapshot) {
+        var values = row.values
+        for index in changedAttributes { values[index] = storage[index] }
+        for (index, attribute) in entity.attributes.enumerated() where attribute.isTransient {
+            values[index] = storage[index]
+        }
+        storage = values
+        committed = row.values
+        rowVersion = row.version
+        adoptStoredRelationships(row)
+        faultFlag = false
+        faultHoldsValues = false
     }
 }
