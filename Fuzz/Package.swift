@@ -14,7 +14,13 @@ let package = Package(
         .executableTarget(
             name: "FuzzModelLoader",
             dependencies: [.product(name: "ObjectGraph", package: "ObjectGraph")]
-        )
+        ),
+        // Feeds bytes to FetchPredicate(format:): the tokenizer and parser, the printer (round trip), and a
+        // differential check of SQL, the in-memory store and in-memory evaluation on a small object graph.
+        .executableTarget(
+            name: "FuzzPredicateParser",
+            dependencies: [.product(name: "ObjectGraph", package: "ObjectGraph")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

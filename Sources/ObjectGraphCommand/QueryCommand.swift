@@ -10,20 +10,45 @@ struct QueryCommand: ParsableCommand {
         discussion: """
             Prints every stored attribute of each matching object, plus its objectID (a URI), as an \
             aligned table or, with --json, as a JSON array of objects. --count prints only the number \
-            of matches. --where takes a predicate format string, as Core Data's NSPredicate does: \
-            'age >= 18 AND lastName BEGINSWITH[cd] "a"'. Sub-entities' objects are included.
+            of matches. Sub-entities' objects are included.
+
+            --where takes a predicate format string, as Core Data's NSPredicate does: \
+            'age >= 18 AND lastName BEGINSWITH[cd] "a"', 'company.name == "Acme"', \
+            'ANY tags.name ==[c] "swift"', 'employees.@count > 2', \
+            'SUBQUERY(employees, $e, $e.age < 30).@count >= 1'. Each %@ (or %d, %f) takes the next \
+            --arg, read as the type of what it is compared with: a number, true/false, an ISO 8601 date, \
+            an object URI for a relationship or SELF, otherwise the text as it is. A JSON array \
+            (--arg '["Oslo", "Rome"]') is a list for IN %@ and BETWEEN %@. %K takes a key path.
+
+            --template runs a fetch request template of the model; --var NAME=VALUE gives its $NAME \
+            variables (and those of --where), typed the same way. A --where predicate is joined to the \
+            template's with AND.
             """)
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Option(name: .long, help: ArgumentHelp("The entity to fetch.", valueName: "entity"))
-    var entity: String
+    @Option(name: .long, help: ArgumentHelp(
+        "The entity to fetch (optional with --template).", valueName: "entity"))
+    var entity: String?
 
     @Option(name: .customLong("where"), help: ArgumentHelp("A predicate format string.", valueName: "format"))
     var whereFormat: String?
 
+    @Option(name: .customLong("arg"), help: ArgumentHelp(
+        "A value for the next % specifier of --where; repeat for each.", valueName: "value"))
+    var arguments: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("A fetch request template of the model.", valueName: "name"))
+    var template: String?
+
+    @Option(name: .customLong("var"), help: ArgumentHelp(
+        "A value for the $NAME variable of the template or --where; repeat for more.", valueName: "NAME=VALUE"))
+    var variables: [String] = []
+
     @Option(name: .long, help: ArgumentHelp(
-        "Sort by an attribute, ascending or with :desc descending; repeat for more keys.", valueName: "key[:desc]"))
+        "Sort by a key (or key path through to-one relationships), ascending or :desc, optionally with a "
+            + "comparison (:c, :cd, :localized, :localized-c, :localized-standard); repeat for more keys.",
+        valueName: "key[:desc][:comparison]"))
     var sort: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("Return at most n objects.", valueName: "n"))
@@ -40,18 +65,15 @@ struct QueryCommand: ParsableCommand {
 
     func run() throws {
         let model = try storeOptions.loadModel()
-        guard let entityDescription = model.entity(named: entity) else {
-            throw CommandFailure("the model has no entity named '\(entity)' (it has "
-                + model.entities.map(\.name).joined(separator: ", ") + ")")
-        }
-        let runner = try QueryRunner(
-            entity: entityDescription, whereFormat: whereFormat, sortKeys: sort, limit: limit, offset: offset)
+        let runner = try QueryRunner(model: model, options: .init(
+            entityName: entity, whereFormat: whereFormat, arguments: arguments, template: template,
+            variables: variables, sortKeys: sort, limit: limit, offset: offset))
         let context = try storeOptions.openContext(model: model, creating: false)
         if count {
             print(try runner.count(in: context))
             return
         }
         let rows = try runner.rows(in: context)
-        print(json ? QueryRunner.json(rows) : QueryRunner.table(rows, entity: entityDescription))
+        print(json ? QueryRunner.json(rows) : QueryRunner.table(rows, entity: runner.entity))
     }
 }

@@ -8,56 +8,145 @@ struct QueryRunner {
     /// The fetch request the options describe.
     let request: FetchRequest<ManagedObject>
 
-    /// Checks the options against `entity` and builds the request.
+    /// What the options ask for.
+    struct Options {
+        var entityName: String?
+        var whereFormat: String?
+        /// `--arg` values, one per `%` specifier of `whereFormat`.
+        var arguments: [String] = []
+        var template: String?
+        /// `--var NAME=VALUE` pairs, for the template's and `whereFormat`'s `$VARIABLES`.
+        var variables: [String] = []
+        var sortKeys: [String] = []
+        var limit: Int?
+        var offset: Int?
+    }
+
+    /// Checks the options against the model and builds the request: the template's predicate (with its
+    /// variables) and `--where` (with its arguments and variables) joined with AND, each `--arg` and `--var`
+    /// read as the type of what it is compared with.
     ///
-    /// - Parameters:
-    ///   - whereFormat: a predicate format string, or nil for all objects.
-    ///   - sortKeys: `key` or `key:asc` / `key:desc`, most significant first.
-    /// - Throws: ``CommandFailure`` for a malformed predicate (with its column), unknown keys, or a
-    ///   negative limit or offset.
-    init(entity: EntityDescription, whereFormat: String?, sortKeys: [String], limit: Int?, offset: Int?)
-        throws(CommandFailure)
-    {
+    /// - Throws: ``CommandFailure`` for a malformed predicate (with its column), unknown keys (named with the
+    ///   entity), arguments or variables that do not fit, an unknown template or entity, or a negative limit
+    ///   or offset.
+    init(model: ManagedObjectModel, options: Options) throws(CommandFailure) {
+        let variables = try QueryArguments.variables(options.variables)
+        var template: FetchRequestTemplate?
+        if let name = options.template {
+            guard let found = model.fetchRequestTemplate(named: name) else {
+                let names = model.fetchRequestTemplates.map(\.name).sorted()
+                throw CommandFailure("the model has no fetch request template named '\(name)' ("
+                    + (names.isEmpty ? "it has none" : "it has " + names.joined(separator: ", ")) + ")")
+            }
+            if let entityName = options.entityName, entityName != found.entityName {
+                throw CommandFailure("template '\(name)' fetches \(found.entityName), not \(entityName)")
+            }
+            template = found
+        }
+        guard let entityName = options.entityName ?? template?.entityName else {
+            throw CommandFailure("give --entity (or --template)")
+        }
+        guard let entity = model.entity(named: entityName) else {
+            throw CommandFailure("the model has no entity named '\(entityName)' (it has "
+                + model.entities.map(\.name).joined(separator: ", ") + ")")
+        }
         self.entity = entity
-        var predicate: FetchPredicate?
-        if let whereFormat {
-            do {
-                predicate = try FetchPredicate(format: whereFormat)
-            } catch {
-                throw CommandFailure("invalid --where predicate: \(error)")
-            }
-            if let variables = predicate?.variableNames, !variables.isEmpty {
-                throw CommandFailure("invalid --where predicate: it uses variables without values ("
-                    + variables.sorted().map { "$" + $0 }.joined(separator: ", ") + ") in \"\(whereFormat)\"")
-            }
-            for key in predicate?.referencedKeys.sorted() ?? [] where entity.attribute(named: key) == nil {
-                throw CommandFailure("invalid --where predicate: entity \(entity.name) has no attribute '\(key)' "
-                    + "(in \"\(whereFormat)\"; attributes: \(Self.attributeList(entity)))")
-            }
+        var predicates: [FetchPredicate] = []
+        if let template, let predicate = try Self.templatePredicate(template, variables, entity, model) {
+            predicates.append(predicate)
+        }
+        if let whereFormat = options.whereFormat {
+            predicates.append(try Self.wherePredicate(whereFormat, options.arguments, variables, entity, model))
+        } else if !options.arguments.isEmpty {
+            throw CommandFailure("--arg needs a --where predicate with a % specifier for each value")
         }
         var criteria: [SortCriterion] = []
-        for spec in sortKeys {
-            var key = Substring(spec)
-            var ascending = true
-            if let colon = spec.lastIndex(of: ":") {
-                key = spec[..<colon]
-                switch spec[spec.index(after: colon)...].lowercased() {
-                case "asc": ascending = true
-                case "desc": ascending = false
-                default:
-                    throw CommandFailure("invalid --sort '\(spec)': the direction after ':' must be asc or desc")
-                }
+        for spec in options.sortKeys {
+            let criterion = try QueryArguments.sortCriterion(spec)
+            if let problem = Self.sortProblem(criterion.key, entity, model) {
+                throw CommandFailure("invalid --sort '\(spec)': \(problem)")
             }
-            guard entity.attribute(named: String(key)) != nil else {
-                throw CommandFailure("invalid --sort '\(spec)': entity \(entity.name) has no attribute '\(key)' "
-                    + "(attributes: \(Self.attributeList(entity)))")
-            }
-            criteria.append(SortCriterion(String(key), ascending: ascending))
+            criteria.append(criterion)
         }
-        if let limit, limit < 0 { throw CommandFailure("--limit must not be negative (got \(limit))") }
-        if let offset, offset < 0 { throw CommandFailure("--offset must not be negative (got \(offset))") }
-        request = FetchRequest(entityName: entity.name, predicate: predicate, sortCriteria: criteria,
-            fetchLimit: limit ?? 0, fetchOffset: offset ?? 0)
+        if let limit = options.limit, limit < 0 { throw CommandFailure("--limit must not be negative (got \(limit))") }
+        if let offset = options.offset, offset < 0 {
+            throw CommandFailure("--offset must not be negative (got \(offset))")
+        }
+        request = FetchRequest(entityName: entity.name, predicate: predicates.isEmpty ? nil : .and(predicates),
+            sortCriteria: criteria, fetchLimit: options.limit ?? 0, fetchOffset: options.offset ?? 0)
+    }
+
+    private static func templatePredicate(
+        _ template: FetchRequestTemplate, _ variables: [String: FetchPredicate.TextValue], _ entity: EntityDescription,
+        _ model: ManagedObjectModel
+    ) throws(CommandFailure) -> FetchPredicate? {
+        do {
+            guard let predicate = try template.predicate() else { return nil }
+            let filled = try predicate.withSubstitutionVariables(text: variables, for: entity, in: model)
+            try check(filled, entity, model, what: "template '\(template.name)'")
+            return filled
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch {
+            throw CommandFailure("invalid template '\(template.name)': \(error)")
+        }
+    }
+
+    private static func wherePredicate(
+        _ format: String, _ arguments: [String], _ variables: [String: FetchPredicate.TextValue],
+        _ entity: EntityDescription, _ model: ManagedObjectModel
+    ) throws(CommandFailure) -> FetchPredicate {
+        do {
+            var predicate = try FetchPredicate(
+                format: format, textArguments: arguments.map(QueryArguments.value), for: entity, in: model)
+            if !variables.isEmpty {
+                predicate = try predicate.withSubstitutionVariables(text: variables, for: entity, in: model)
+            }
+            try check(predicate, entity, model, what: "--where predicate")
+            return predicate
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch {
+            throw CommandFailure("invalid --where predicate: \(error)")
+        }
+    }
+
+    /// Refuses variables without values, then anything the model refuses (unknown keys, with the entity).
+    private static func check(
+        _ predicate: FetchPredicate, _ entity: EntityDescription, _ model: ManagedObjectModel, what: String
+    ) throws {
+        let missing = predicate.variableNames
+        if !missing.isEmpty {
+            throw CommandFailure("invalid \(what): it uses variables without values ("
+                + missing.sorted().map { "$" + $0 }.joined(separator: ", ") + "); give them with --var NAME=VALUE")
+        }
+        do {
+            try predicate.validate(for: entity, in: model)
+        } catch {
+            throw CommandFailure("invalid \(what): \(error) (attributes of \(entity.name): "
+                + attributeList(entity) + ")")
+        }
+    }
+
+    /// Why `keyPath` cannot be sorted by: it must lead through to-one relationships to a stored attribute.
+    private static func sortProblem(_ keyPath: String, _ entity: EntityDescription, _ model: ManagedObjectModel)
+        -> String?
+    {
+        var current = entity
+        let keys = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        for (position, key) in keys.enumerated() {
+            let isLast = position == keys.count - 1
+            if isLast, let attribute = current.attribute(named: key), !attribute.isTransient { return nil }
+            if !isLast, let relationship = current.relationship(named: key), !relationship.isToMany,
+                let destination = model.entity(named: relationship.destinationEntityName)
+            {
+                current = destination
+                continue
+            }
+            return "entity \(current.name) has no " + (isLast ? "attribute" : "to-one relationship")
+                + " '\(key)' (attributes: \(attributeList(current)))"
+        }
+        return "the key is empty"
     }
 
     /// How many objects match (after offset and limit).

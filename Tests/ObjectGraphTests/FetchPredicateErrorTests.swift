@@ -58,18 +58,38 @@ private func parseError(
             ("name == %s", 8, .argument, "Unsupported format specifier '%s'"),
             ("$ == 1", 0, .syntax, "Expected a variable name"),
             ("# == 1", 0, .syntax, "Expected a key after '#'"),
-            ("department.name == 'x'", 0, .unsupported, "Key paths across relationships"),
-            ("ANY tags == 'x'", 0, .unsupported, "The ANY modifier"),
-            ("all tags == 'x'", 0, .unsupported, "The ALL modifier"),
-            ("SELF == 'x'", 0, .unsupported, "'SELF'"),
-            ("items.@count > 2", 0, .unsupported, "Key paths across relationships"),
-            ("@count > 2", 0, .unsupported, "Collection operators"),
+            ("@count > 2", 0, .unsupported, "A collection operator before its collection"),
+            ("@sum.items.price > 2", 0, .unsupported, "A collection operator before its collection"),
+            ("items.@distinctUnionOfObjects.x == 1", 0, .unsupported, "The collection operator"),
+            ("items.@count.x > 2", 0, .syntax, "Nothing may follow @count"),
+            ("items.@sum > 2", 0, .syntax, "@sum needs a key after it"),
+            ("items.@sum.@max.x > 2", 0, .unsupported, "Several collection operators"),
+            ("items. == 2", 7, .syntax, "Unexpected token '=='"),
+            ("items.3 == 2", 6, .syntax, "Unexpected token '3'"),
+            ("'x'.length == 1", 3, .unsupported, "Key paths on values"),
+            ("$V.name == 1", 0, .unsupported, "Key paths on a variable"),
+            ("ANY", 3, .syntax, "Unexpected end of input"),
+            ("ANY == 3", 4, .syntax, "Unexpected token '=='"),
+            ("ANY 3 == 3", 6, .invalidValue, "ANY without a collection"),
+            ("NONE SELF == %@", 13, .argument, "Missing argument"),
+            ("ALL name", 8, .syntax, "Unexpected end of input"),
+            ("SELF > 3", 5, .invalidValue, "Object compared with >"),
+            ("SELF BEGINSWITH 'a'", 5, .invalidValue, "Object compared with BEGINSWITH"),
+            ("SUBQUERY(x, $y, $y.a == 1) > 0", 27, .syntax, "SUBQUERY(…) must be followed by a collection operator"),
+            ("SUBQUERY(x, $y, $y.a == 1).name > 0", 0, .syntax, "SUBQUERY(…) must be followed by a collection operator"),
+            ("SUBQUERY('x', $y, $y.a == 1).@count > 0", 9, .syntax, "SUBQUERY needs a to-many key path"),
+            ("SUBQUERY(x, y, y == 1).@count > 0", 12, .syntax, "Unexpected token 'y'"),
+            ("SUBQUERY(x, $y, $y.a == 1.@count > 0", 25, .unsupported, "Key paths on values"),
+            ("SUBQUERY(x, $y $y.a == 1).@count > 0", 15, .syntax, "Unexpected token '$y'"),
+            ("SUBQUERY(x, $y, $y.a == 1).@count", 33, .syntax, "Unexpected end of input"),
             ("lowercase(name) == 'x'", 0, .unsupported, "Functions"),
             ("age + 1 > 2", 4, .unsupported, "Arithmetic"),
             ("age > -name", 6, .unsupported, "Arithmetic"),
             ("tags[0] == 'x'", 4, .unsupported, "Indexing"),
-            ("SUBQUERY(x, $y, $y == 1).@count > 0", 0, .unsupported, "'SUBQUERY'"),
+            ("tags[FIRST] == 'x'", 4, .unsupported, "Indexing"),
             ("$x := 3", 3, .unsupported, "Assignment"),
+            ("name ==[l] 'a'", 8, .unsupported, "Comparison option 'l'"),
+            ("x == CAST('p1', 'NSManagedObjectID')", 5, .invalidValue, "Cannot CAST"),
             ("age BETWEEN {1}", 4, .invalidValue, "BETWEEN with 1 bounds"),
             ("age BETWEEN {1, 2, 3}", 4, .invalidValue, "BETWEEN with 3 bounds"),
             ("age BETWEEN 3", 4, .invalidValue, "BETWEEN without bounds"),
@@ -131,8 +151,10 @@ private func parseError(
         #expect(hostileKey.offset == 15)
         #expect(hostileKey.message == "Argument 1 for %K is not a valid key")
 
-        let dottedKey = try #require(parseError("%K == 1", "department.name"))
-        #expect(dottedKey.kind == .unsupported)
+        // A key path is fine for %K; a broken one is not.
+        #expect(try FetchPredicate(format: "%K == 1", "department.name").referencedKeys == ["department.name"])
+        let brokenPath = try #require(parseError("%K == 1", "department..name"))
+        #expect(brokenPath.kind == .argument)
 
         let nan = try #require(parseError("score == %@", Double.nan))
         #expect(nan.kind == .invalidValue)

@@ -32,11 +32,11 @@ extension ManagedObjectContext {
             let changed = Set(pendingObjects.map(ObjectIdentifier.init))
             objects.removeAll { $0.deletedFlag || changed.contains(ObjectIdentifier($0)) }
             for object in pendingObjects where !object.deletedFlag {
-                if let predicate = request.predicate, !predicate.evaluate({ object.value(forKey: $0) }) { continue }
+                if let predicate = request.predicate, !predicate.evaluate(with: object) { continue }
                 objects.append(object)
             }
             let ordering = RowOrdering(criteria: request.sortCriteria)
-            let keyed = objects.map { object in (ordering.sortKeys { object.value(forKey: $0) }, object) }
+            let keyed = objects.map { object in (ordering.sortKeys(for: object), object) }
             objects = keyed.sorted { ordering.precedes($0.0, $0.1.objectID, $1.0, $1.1.objectID) }.map(\.1)
             let start = min(max(request.fetchOffset, 0), objects.count)
             let end = request.fetchLimit > 0 ? min(start + request.fetchLimit, objects.count) : objects.count

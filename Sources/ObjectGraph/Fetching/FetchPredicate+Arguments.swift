@@ -4,8 +4,9 @@ import Foundation
 ///
 /// Core Data takes `CVarArg`s; Swift on Linux has no Objective-C objects to inspect, so arguments say
 /// what they are through this protocol. Strings, integers, floating-point numbers, decimals, Booleans,
-/// dates, UUIDs, data, URLs and ``AttributeValue``s conform, as do optionals of those (nil substitutes
-/// `nil`) and arrays and sets of them (for `IN`). `%K` takes a `String`: the key to compare.
+/// dates, UUIDs, data, URLs and ``AttributeValue``s conform, as do managed objects and their IDs (for
+/// `SELF == %@` or `company == %@`), optionals of those (nil substitutes `nil`) and arrays and sets of them
+/// (for `IN`). `%K` takes a `String`: the key path to compare.
 ///
 /// ```swift
 /// try FetchPredicate(format: "%K IN %@", "city", ["Berlin", "Aarhus"])
@@ -22,7 +23,20 @@ extension FetchPredicate {
         case single(AttributeValue)
         /// Several values, for `IN`, `BETWEEN` and the left side of `CONTAINS`.
         case collection([ArgumentValue])
+        /// A managed object, by its ID: for `SELF == %@`, `company == %@`, `SELF IN %@`.
+        case object(ManagedObjectID)
     }
+}
+
+extension ManagedObjectID: PredicateArgument {
+    /// The object with this ID (`SELF == %@`, `company == %@`).
+    public var predicateArgumentValue: FetchPredicate.ArgumentValue { .object(self) }
+}
+
+extension ManagedObject: PredicateArgument {
+    /// The object, by its ID (`SELF IN %@`, `company == %@`). An object not saved yet has a temporary ID,
+    /// which matches the object in memory but no row in a store.
+    public var predicateArgumentValue: FetchPredicate.ArgumentValue { .object(objectID) }
 }
 
 extension AttributeValue: PredicateArgument {
@@ -167,12 +181,20 @@ extension FetchPredicate.ArgumentValue {
             let order = a.storeOrder(comparedTo: b)
             if order != 0 { return order < 0 }
             return String(describing: a) < String(describing: b)
-        case (.single, .collection):
-            return true
-        case (.collection, .single):
-            return false
+        case let (.object(a), .object(b)):
+            return a.precedes(b)
         case let (.collection(a), .collection(b)):
             return a.count < b.count
+        default:
+            return lhs.kindRank < rhs.kindRank
+        }
+    }
+
+    private var kindRank: Int {
+        switch self {
+        case .single: 0
+        case .object: 1
+        case .collection: 2
         }
     }
 }

@@ -1,17 +1,33 @@
 import Foundation
 
 extension FetchPredicate {
-    /// Whether an object satisfies the predicate, evaluated in memory.
+    /// Whether an object satisfies the predicate, evaluated in memory on its values.
     ///
-    /// `valueForKey` returns the object's value for an attribute name (``AttributeValue/null`` for nil or
-    /// unknown keys). The answer is the one the SQLite store gives for the same values: comparisons are
-    /// three-valued internally (true, false, unknown) exactly as in SQL, and only a predicate that comes
-    /// out true matches. A comparison involving an unsubstituted `$VARIABLE` is unknown; see
-    /// ``checkAllVariablesSubstituted()``.
+    /// `valueForKey` returns the object's value for a key (``AttributeValue/null`` for nil or unknown keys).
+    /// A key path such as `company.name` is passed whole, so a dictionary of flattened values works; use
+    /// ``evaluate(with:)`` to follow relationships of a managed object. The answer is the one the SQLite
+    /// store gives for the same values: comparisons are three-valued internally (true, false, unknown)
+    /// exactly as in SQL, and only a predicate that comes out true matches. A comparison involving an
+    /// unsubstituted `$VARIABLE` is unknown; see ``checkAllVariablesSubstituted()``.
     public func evaluate(_ valueForKey: (String) -> AttributeValue) -> Bool {
         withoutActuallyEscaping(valueForKey) { valueForKey in
-            Evaluator(valueForKey: valueForKey).evaluate(node) == .true
+            Evaluator(subject: KeyValueSubject(read: valueForKey)).evaluate(node) == .true
         }
+    }
+
+    /// Whether `object` satisfies the predicate, evaluated in memory: key paths follow its relationships
+    /// (firing faults as needed), to-many paths and collection operators see the related objects as they
+    /// are in the object's context, unsaved changes included, and `SELF` is the object.
+    ///
+    /// The answer is the one a fetch from the SQLite store gives for the same saved values. Call it on the
+    /// object's context's queue.
+    public func evaluate(with object: ManagedObject) -> Bool {
+        Evaluator(subject: object).evaluate(node) == .true
+    }
+
+    /// Whether the object a store row describes satisfies the predicate (the in-memory store's entry point).
+    func evaluate(subject: any PredicateSubject) -> Bool {
+        Evaluator(subject: subject).evaluate(node) == .true
     }
 
     /// The three truth values of SQL, which in-memory evaluation follows so that it agrees with the store.
@@ -52,13 +68,18 @@ extension FetchPredicate {
     /// An expression's value for one object.
     enum Resolved {
         case value(AttributeValue)
+        /// A managed object, by ID (`SELF`, a relationship's destination, an object argument).
+        case object(ManagedObjectID)
+        /// A literal collection (`{…}`, a `%@` array).
         case collection([Resolved])
+        /// The values along a to-many key path, one per element reached.
+        case many([Resolved])
         /// An unsubstituted variable: every comparison with it is unknown.
         case unresolved
     }
 
     struct Evaluator {
-        let valueForKey: (String) -> AttributeValue
+        let subject: any PredicateSubject
 
         func evaluate(_ node: Node) -> Truth {
             switch node {
@@ -66,187 +87,153 @@ extension FetchPredicate {
             case .falsePredicate: .false
             case .comparison(let comparison): evaluate(comparison)
             case .not(let operand): !evaluate(operand)
-            case .and(let operands): Truth.all(operands.lazy.map(evaluate))
-            case .or(let operands): Truth.any(operands.lazy.map(evaluate))
+            case .and(let operands): all(operands)
+            case .or(let operands): any(operands)
             }
+        }
+
+        /// Kleene conjunction, stopping at the first false.
+        private func all(_ operands: [Node]) -> Truth {
+            var result = Truth.true
+            for operand in operands {
+                switch evaluate(operand) {
+                case .false: return .false
+                case .unknown: result = .unknown
+                case .true: break
+                }
+            }
+            return result
+        }
+
+        /// Kleene disjunction, stopping at the first true.
+        private func any(_ operands: [Node]) -> Truth {
+            var result = Truth.false
+            for operand in operands {
+                switch evaluate(operand) {
+                case .true: return .true
+                case .unknown: result = .unknown
+                case .false: break
+                }
+            }
+            return result
         }
 
         func resolve(_ expression: Operand) -> Resolved {
             switch expression {
-            case .key(let name, _): .value(valueForKey(name))
+            case .key(let path, _): KeyPathReader.value(of: path, on: subject)
             case .value(let value): .value(value)
             case .variable: .unresolved
             case .aggregate(let elements): .collection(elements.map(resolve))
+            case .evaluatedObject: KeyPathReader.identity(of: subject)
+            case .object(let id): .object(id)
+            case .collectionOperation(let operation, _): .value(KeyPathReader.apply(operation, on: subject))
             }
         }
 
         func evaluate(_ comparison: Comparison) -> Truth {
             let left = resolve(comparison.left)
             let right = resolve(comparison.right)
+            let operation = comparison.operation
             let options = comparison.options
-            switch (comparison.operation, left, right) {
-            case (.in, _, .collection(let elements)), (.contains, .collection(let elements), _):
-                let member = comparison.operation == .in ? left : right
-                return Truth.any(elements.lazy.map { Self.scalar(.equalTo, member, $0, options) })
-            case (.in, _, _):
-                return Self.scalar(.contains, right, left, options)
-            case (.between, _, .collection(let bounds)) where bounds.count == 2:
-                return Truth.all([
-                    Self.scalar(.greaterThanOrEqualTo, left, bounds[0], options),
-                    Self.scalar(.lessThanOrEqualTo, left, bounds[1], options),
-                ])
+            if case .unresolved = left { return .unknown }
+            let elements: [Resolved]
+            switch (comparison.modifier, left) {
+            case (.direct, _):
+                return Self.compare(operation, left, right, options)
+            case (_, .collection(let values)), (_, .many(let values)):
+                elements = values
             default:
-                return Self.scalar(comparison.operation, left, right, options)
+                elements = [left]
             }
+            // Qualified comparisons are two-valued, as SQL's EXISTS is.
+            var found = false
+            for element in elements {
+                let holds = Self.compare(operation, element, right, options) == .true
+                if comparison.modifier == .all, !holds { return .false }
+                if comparison.modifier != .all, holds {
+                    found = true
+                    break
+                }
+            }
+            switch comparison.modifier {
+            case .all: return .true
+            case .none: return Truth(!found)
+            default: return Truth(found)
+            }
+        }
+
+        /// A comparison without qualifier. A to-many key path's values are the collection `IN` looks in (on
+        /// the right) and `CONTAINS` looks in (on the left); anywhere else the comparison holds when it holds
+        /// for one of them (an implicit, two-valued `ANY`).
+        static func compare(_ operation: Operator, _ left: Resolved, _ right: Resolved, _ options: ComparisonOptions)
+            -> Truth
+        {
+            switch (operation, left, right) {
+            case (.in, _, .collection(let elements)), (.in, _, .many(let elements)):
+                if case .many(let members) = left { return anyTrue(members) { compare(operation, $0, right, options) } }
+                let membership = self.membership(left, in: elements, options)
+                if case .many = right { return membership == .true ? .true : .false }
+                return membership
+            case (.contains, .collection(let elements), _), (.contains, .many(let elements), _):
+                if case .many(let members) = right { return anyTrue(members) { compare(operation, left, $0, options) } }
+                let membership = self.membership(right, in: elements, options)
+                if case .many = left { return membership == .true ? .true : .false }
+                return membership
+            case (_, .many(let members), _):
+                return anyTrue(members) { compare(operation, $0, right, options) }
+            case (_, _, .many(let members)):
+                return anyTrue(members) { compare(operation, left, $0, options) }
+            case (.in, _, _):
+                return scalar(.contains, right, left, options)
+            case (.between, _, .collection(let bounds)) where bounds.count == 2:
+                let lower = scalar(.greaterThanOrEqualTo, left, bounds[0], options)
+                if lower == .false { return .false }
+                let upper = scalar(.lessThanOrEqualTo, left, bounds[1], options)
+                if upper == .false { return .false }
+                return lower == .true && upper == .true ? .true : .unknown
+            default:
+                return scalar(operation, left, right, options)
+            }
+        }
+
+        static func anyTrue(_ members: [Resolved], _ test: (Resolved) -> Truth) -> Truth {
+            for member in members where test(member) == .true { return .true }
+            return .false
+        }
+
+        /// Whether `member` equals one of `elements` (unknown only through unsubstituted variables).
+        static func membership(_ member: Resolved, in elements: [Resolved], _ options: ComparisonOptions) -> Truth {
+            var result = Truth.false
+            for element in elements {
+                switch scalar(.equalTo, member, element, options) {
+                case .true: return .true
+                case .unknown: result = .unknown
+                case .false: break
+                }
+            }
+            return result
         }
 
         /// A comparison of two single values; collections where single values belong are unknown (such trees
-        /// are refused when parsed, and when compiled to SQL).
+        /// are refused when parsed, and when compiled to SQL). Objects are equal when their IDs are, and
+        /// never equal to a value (nil included); they have no order.
         static func scalar(_ operation: Operator, _ left: Resolved, _ right: Resolved, _ options: ComparisonOptions)
             -> Truth
         {
-            guard case .value(let leftValue) = left, case .value(let rightValue) = right else { return .unknown }
-            return ValueComparison.compare(leftValue, operation, rightValue, options: options)
-        }
-    }
-}
-
-extension FetchPredicate {
-    /// The comparison of two single values, the one definition that SQL compilation reproduces.
-    enum ValueComparison {
-        /// The storage classes SQLite compares within: values of different classes are never equal.
-        enum StorageClass: Sendable, Hashable {
-            case null, numeric, text, blob
-
-            init(_ value: AttributeValue) {
-                switch value {
-                case .null: self = .null
-                case .integer, .double, .decimal, .boolean, .date: self = .numeric
-                case .string, .uri: self = .text
-                case .binary, .uuid: self = .blob
-                }
-            }
-
-            /// The `typeof()` names SQLite reports for values of this class.
-            var sqlTypeNames: [String] {
-                switch self {
-                case .null: ["null"]
-                case .numeric: ["integer", "real"]
-                case .text: ["text"]
-                case .blob: ["blob"]
-                }
-            }
-        }
-
-        static func compare(
-            _ left: AttributeValue, _ operation: FetchPredicate.Operator, _ right: AttributeValue,
-            options: FetchPredicate.ComparisonOptions
-        ) -> FetchPredicate.Truth {
-            switch operation {
-            case .equalTo:
-                return .init(equal(left, right, options: options))
-            case .notEqualTo:
-                return .init(!equal(left, right, options: options))
-            case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
-                let folding = TextMatching.Folding(options)
-                let lhs = folding.apply(left)
-                let rhs = folding.apply(right)
-                if lhs.isNull || rhs.isNull { return .unknown }
-                guard let order = order(lhs, rhs) else { return .false }
+            switch (left, right) {
+            case let (.value(leftValue), .value(rightValue)):
+                return ValueComparison.compare(leftValue, operation, rightValue, options: options)
+            case (.object, .object), (.object, .value), (.value, .object):
+                var equal = false
+                if case .object(let a) = left, case .object(let b) = right { equal = a == b }
                 switch operation {
-                case .lessThan: return .init(order < 0)
-                case .lessThanOrEqualTo: return .init(order <= 0)
-                case .greaterThan: return .init(order > 0)
-                default: return .init(order >= 0)
+                case .equalTo, .in, .contains: return Truth(equal)
+                case .notEqualTo: return Truth(!equal)
+                default: return .false
                 }
-            case .beginsWith, .endsWith, .contains, .like, .matches, .in:
-                // Each side is a Kleene conjunct of "is a string": a non-nil non-string makes the whole false,
-                // otherwise a nil makes it unknown (SQL's `… AND typeof(x) IN ('text','null')` does the same).
-                let leftText = left.predicateText
-                let rightText = right.predicateText
-                if (leftText == nil && !left.isNull) || (rightText == nil && !right.isNull) { return .false }
-                guard let text = leftText, let operand = rightText else { return .unknown }
-                switch operation {
-                case .matches:
-                    let unaccent = options.contains(.diacriticInsensitive)
-                    return .init(
-                        TextMatching.matches(
-                            unaccent ? TextMatching.removingDiacritics(text) : text,
-                            pattern: unaccent ? TextMatching.removingDiacritics(operand) : operand,
-                            caseInsensitive: options.contains(.caseInsensitive)))
-                case .in:
-                    // `needle IN haystack` with a single haystack string: a substring test.
-                    return compare(right, .contains, left, options: options)
-                default:
-                    let folding = TextMatching.Folding(options)
-                    let lhs = folding.apply(text)
-                    let rhs = folding.apply(operand)
-                    switch operation {
-                    case .beginsWith: return .init(TextMatching.hasPrefix(lhs, rhs))
-                    case .endsWith: return .init(TextMatching.hasSuffix(lhs, rhs))
-                    case .contains: return .init(TextMatching.contains(lhs, rhs))
-                    default: return .init(TextMatching.like(lhs, pattern: rhs))
-                    }
-                }
-            case .between:
-                // A single value after BETWEEN: refused when parsed; unknown when built by hand.
+            default:
                 return .unknown
             }
-        }
-
-        /// Two-valued equality: nil equals only nil; values of different storage classes differ.
-        static func equal(_ left: AttributeValue, _ right: AttributeValue, options: FetchPredicate.ComparisonOptions)
-            -> Bool
-        {
-            let folding = TextMatching.Folding(options)
-            let lhs = folding.apply(left)
-            let rhs = folding.apply(right)
-            if lhs.isNull || rhs.isNull { return lhs.isNull && rhs.isNull }
-            return order(lhs, rhs) == 0
-        }
-
-        /// The order of two non-nil values of the same storage class as SQLite's BINARY collation sees them
-        /// (``AttributeValue/storeOrder(comparedTo:)``, with integers and reals compared exactly as SQLite does);
-        /// nil when their classes differ.
-        static func order(_ left: AttributeValue, _ right: AttributeValue) -> Int? {
-            let leftClass = StorageClass(left)
-            guard leftClass == StorageClass(right) else { return nil }
-            if leftClass == .numeric {
-                switch (sqliteNumber(left), sqliteNumber(right)) {
-                case let (.integer(a), .integer(b)): return a < b ? -1 : (a == b ? 0 : 1)
-                case let (.real(a), .real(b)): return a < b ? -1 : (a == b ? 0 : 1)
-                case let (.integer(a), .real(b)): return compareExactly(a, b)
-                case let (.real(a), .integer(b)): return -compareExactly(b, a)
-                }
-            }
-            return left.storeOrder(comparedTo: right)
-        }
-
-        private enum SQLiteNumber {
-            case integer(Int64)
-            case real(Double)
-        }
-
-        private static func sqliteNumber(_ value: AttributeValue) -> SQLiteNumber {
-            switch value {
-            case .integer(let number): .integer(number)
-            case .boolean(let flag): .integer(flag ? 1 : 0)
-            default: .real(value.numericValue)
-            }
-        }
-
-        /// Compares an integer with a double without rounding the integer, as SQLite does.
-        private static func compareExactly(_ integer: Int64, _ real: Double) -> Int {
-            if real.isNaN { return 1 }
-            if real < -9_223_372_036_854_775_808.0 { return 1 }
-            if real >= 9_223_372_036_854_775_808.0 { return -1 }
-            let truncated = Int64(real)
-            if integer < truncated { return -1 }
-            if integer > truncated { return 1 }
-            let widened = Double(integer)
-            if widened < real { return -1 }
-            if widened > real { return 1 }
-            return 0
         }
     }
 }

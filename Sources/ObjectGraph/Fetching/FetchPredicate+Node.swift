@@ -21,7 +21,8 @@ extension FetchPredicate {
         case or([Node])
     }
 
-    /// Two expressions compared with an operator and options, such as `name BEGINSWITH[cd] "zo"`.
+    /// Two expressions compared with an operator and options, such as `name BEGINSWITH[cd] "zo"`, possibly
+    /// over every element of a collection (`ANY tags.name == "x"`).
     public struct Comparison: Sendable, Hashable {
         /// The expression on the left of the operator.
         public var left: Operand
@@ -29,16 +30,42 @@ extension FetchPredicate {
         public var operation: Operator
         /// The expression on the right of the operator.
         public var right: Operand
-        /// How strings are compared (`[c]`, `[d]`, `[cd]`).
+        /// How strings are compared (`[c]`, `[d]`, `[cd]`, `[n]`).
         public var options: ComparisonOptions
+        /// Whether the comparison applies to the left side as a whole or to the elements of a collection on
+        /// the left (`ANY`, `ALL`, `NONE`).
+        public var modifier: Modifier
 
-        /// Creates a comparison `left operation right`.
-        public init(_ left: Operand, _ operation: Operator, _ right: Operand, options: ComparisonOptions = []) {
+        /// Creates a comparison `left operation right`, or `ANY left operation right` and so on.
+        public init(
+            _ left: Operand, _ operation: Operator, _ right: Operand, options: ComparisonOptions = [],
+            modifier: Modifier = .direct
+        ) {
             self.left = left
             self.operation = operation
             self.right = right
             self.options = options
+            self.modifier = modifier
         }
+    }
+
+    /// The aggregate qualifier of a comparison: how a collection on its left is tested.
+    ///
+    /// A qualified comparison is always true or false, never unknown: `ANY` holds when the comparison is
+    /// true for at least one element, `ALL` when it is true for every element (so for no element of an empty
+    /// collection), `NONE` when it is true for no element. `SOME` is a synonym of `ANY`, and `NONE` means
+    /// `NOT ANY`.
+    public enum Modifier: String, Sendable, Hashable, CaseIterable {
+        /// No qualifier: the left side is compared as a whole. (A to-many key path on either side without a
+        /// qualifier is read as `ANY`, as Core Data's SQLite store does, except where `IN` or `CONTAINS` take
+        /// it as the collection to look in.)
+        case direct = ""
+        /// `ANY` (also written `SOME`): at least one element.
+        case any = "ANY"
+        /// `ALL`: every element.
+        case all = "ALL"
+        /// `NONE`: no element.
+        case none = "NONE"
     }
 
     /// A comparison operator, named as Core Data names them.
@@ -71,9 +98,9 @@ extension FetchPredicate {
         case between = "BETWEEN"
     }
 
-    /// How a comparison treats strings: the `[c]`, `[d]` and `[cd]` modifiers.
+    /// How a comparison treats strings: the `[c]`, `[d]`, `[cd]` and `[n]` modifiers.
     public struct ComparisonOptions: OptionSet, Sendable, Hashable {
-        /// The options as bits: 1 for case-insensitive, 2 for diacritic-insensitive.
+        /// The options as bits: 1 for case-insensitive, 2 for diacritic-insensitive, 4 for normalized.
         public let rawValue: Int
         /// Creates options from their raw bits.
         public init(rawValue: Int) { self.rawValue = rawValue }
@@ -82,279 +109,15 @@ extension FetchPredicate {
         public static let caseInsensitive = ComparisonOptions(rawValue: 1)
         /// `[d]`: letters compare equal with or without diacritics (`"Zoë" ==[d] "Zoe"`).
         public static let diacriticInsensitive = ComparisonOptions(rawValue: 2)
-    }
-
-    /// Where in a format string a key or a variable was written, so that errors found later (an unknown key
-    /// when compiling to SQL, say) can point at it.
-    ///
-    /// Locations never take part in equality: a predicate parsed from its own ``FetchPredicate/predicateFormat``
-    /// equals the original.
-    public struct SourceLocation: Sendable, Hashable {
-        /// The 0-based character position in ``format``.
-        public var offset: Int
-        /// The format string.
-        public var format: String
-
-        /// Creates a location.
-        public init(offset: Int, format: String) {
-            self.offset = offset
-            self.format = format
-        }
-    }
-
-    /// One side of a comparison: a key, a constant, a `$VARIABLE` or a `{…}` collection.
-    ///
-    /// Later versions extend this with key paths across relationships, functions and subqueries.
-    public indirect enum Operand: Sendable, Hashable {
-        /// The value of an attribute of the object being tested; the location, if any, says where it was written.
-        case key(String, SourceLocation? = nil)
-        /// A constant.
-        case value(AttributeValue)
-        /// A placeholder filled in by ``FetchPredicate/withSubstitutionVariables(_:)``.
-        case variable(String, SourceLocation? = nil)
-        /// A collection of expressions, for `IN`, `BETWEEN` and a collection on the left of `CONTAINS`.
-        case aggregate([Operand])
-
-        /// Equality ignores source locations.
-        public static func == (lhs: Operand, rhs: Operand) -> Bool {
-            switch (lhs, rhs) {
-            case let (.key(a, _), .key(b, _)): a == b
-            case let (.value(a), .value(b)): a == b
-            case let (.variable(a, _), .variable(b, _)): a == b
-            case let (.aggregate(a), .aggregate(b)): a == b
-            default: false
-            }
-        }
-
-        /// Hashing ignores source locations.
-        public func hash(into hasher: inout Hasher) {
-            switch self {
-            case .key(let name, _):
-                hasher.combine(0)
-                hasher.combine(name)
-            case .value(let value):
-                hasher.combine(1)
-                hasher.combine(value)
-            case .variable(let name, _):
-                hasher.combine(2)
-                hasher.combine(name)
-            case .aggregate(let elements):
-                hasher.combine(3)
-                hasher.combine(elements)
-            }
-        }
+        /// `[n]`: the strings are already normalized (folded the same way on both sides), so they are compared
+        /// byte for byte, as without options. As in Core Data, `n` supersedes `c` and `d`.
+        public static let normalized = ComparisonOptions(rawValue: 4)
     }
 }
 
-// MARK: - Tree utilities
-
-extension FetchPredicate.Node {
-    /// Calls `body` for every expression in the tree, aggregate elements included.
-    func visitOperands(_ body: (FetchPredicate.Operand) -> Void) {
-        switch self {
-        case .truePredicate, .falsePredicate:
-            break
-        case .comparison(let comparison):
-            comparison.left.visit(body)
-            comparison.right.visit(body)
-        case .not(let operand):
-            operand.visitOperands(body)
-        case .and(let operands), .or(let operands):
-            for operand in operands { operand.visitOperands(body) }
-        }
-    }
-
-    /// The tree with trivial compounds removed and constants in their canonical kinds.
-    func normalized() -> FetchPredicate.Node {
-        switch self {
-        case .truePredicate, .falsePredicate:
-            return self
-        case .comparison(var comparison):
-            comparison.left = comparison.left.normalized()
-            comparison.right = comparison.right.normalized()
-            return .comparison(comparison)
-        case .not(let operand):
-            return .not(operand.normalized())
-        case .and(let operands):
-            if operands.isEmpty { return .truePredicate }
-            if operands.count == 1 { return operands[0].normalized() }
-            return .and(operands.map { $0.normalized() })
-        case .or(let operands):
-            if operands.isEmpty { return .falsePredicate }
-            if operands.count == 1 { return operands[0].normalized() }
-            return .or(operands.map { $0.normalized() })
-        }
-    }
-
-    /// The tree with variables replaced, each changed comparison re-validated.
-    func substituting(_ variables: [String: AttributeValue]) throws(FetchPredicateError) -> FetchPredicate.Node {
-        switch self {
-        case .truePredicate, .falsePredicate:
-            return self
-        case .comparison(var comparison):
-            var changed = false
-            var location: FetchPredicate.SourceLocation?
-            let left = comparison.left.substituting(variables, changed: &changed, location: &location)
-            let right = comparison.right.substituting(variables, changed: &changed, location: &location)
-            guard changed else { return self }
-            comparison.left = left
-            comparison.right = right
-            if let problem = comparison.validationProblem() {
-                throw FetchPredicateError(
-                    kind: .invalidValue, message: problem.message, offset: location?.offset,
-                    format: location?.format, reason: problem.reason)
-            }
-            return .comparison(comparison)
-        case .not(let operand):
-            return .not(try operand.substituting(variables))
-        case .and(let operands):
-            var result: [FetchPredicate.Node] = []
-            for operand in operands { result.append(try operand.substituting(variables)) }
-            return .and(result)
-        case .or(let operands):
-            var result: [FetchPredicate.Node] = []
-            for operand in operands { result.append(try operand.substituting(variables)) }
-            return .or(result)
-        }
-    }
-
-    /// The first comparison in the tree that cannot be evaluated as written, if any.
-    func firstValidationProblem() -> (comparison: FetchPredicate.Comparison, message: String, reason: String?)? {
-        switch self {
-        case .truePredicate, .falsePredicate:
-            return nil
-        case .comparison(let comparison):
-            return comparison.validationProblem().map { (comparison, $0.message, $0.reason) }
-        case .not(let operand):
-            return operand.firstValidationProblem()
-        case .and(let operands), .or(let operands):
-            for operand in operands {
-                if let problem = operand.firstValidationProblem() { return problem }
-            }
-            return nil
-        }
-    }
-}
-
-extension FetchPredicate.Operand {
-    func visit(_ body: (FetchPredicate.Operand) -> Void) {
-        body(self)
-        if case .aggregate(let elements) = self {
-            for element in elements { element.visit(body) }
-        }
-    }
-
-    func normalized() -> FetchPredicate.Operand {
-        switch self {
-        case .value(.decimal(let decimal)):
-            return .value(.double(NSDecimalNumber(decimal: decimal).doubleValue))
-        case .aggregate(let elements):
-            return .aggregate(elements.map { $0.normalized() })
-        default:
-            return self
-        }
-    }
-
-    /// The expression with known variables replaced. `changed` becomes true when one was, and `location`
-    /// receives the first replaced variable's location, for error messages.
-    func substituting(
-        _ variables: [String: AttributeValue], changed: inout Bool, location: inout FetchPredicate.SourceLocation?
-    ) -> FetchPredicate.Operand {
-        switch self {
-        case .variable(let name, let variableLocation):
-            guard let value = variables[name] else { return self }
-            if !changed { location = variableLocation }
-            changed = true
-            return FetchPredicate.Operand.value(value).normalized()
-        case .aggregate(let elements):
-            var result: [FetchPredicate.Operand] = []
-            for element in elements {
-                result.append(element.substituting(variables, changed: &changed, location: &location))
-            }
-            return .aggregate(result)
-        default:
-            return self
-        }
-    }
-
-    /// The source location of the first key or variable in the expression.
-    var firstLocation: FetchPredicate.SourceLocation? {
-        switch self {
-        case .key(_, let location), .variable(_, let location): return location
-        case .value: return nil
-        case .aggregate(let elements):
-            for element in elements {
-                if let location = element.firstLocation { return location }
-            }
-            return nil
-        }
-    }
-
-    var isAggregate: Bool {
-        if case .aggregate = self { return true }
-        return false
-    }
-}
-
-extension FetchPredicate.Comparison {
-    /// Why this comparison cannot be evaluated as written (a collection where a single value belongs, a
-    /// `BETWEEN` without two bounds, NaN, a malformed constant regular expression), or nil when it can.
-    func validationProblem() -> (message: String, reason: String?)? {
-        for side in [left, right] {
-            if case .aggregate(let elements) = side, elements.contains(where: \.isAggregate) {
-                return ("Nested collection", "a collection inside a collection cannot be compared")
-            }
-            var hasNaN = false
-            side.visit { expression in
-                if case .value(.double(let number)) = expression, number.isNaN { hasNaN = true }
-            }
-            if hasNaN { return ("NaN value", "NaN is not equal to anything and cannot be stored; use nil") }
-        }
-        switch operation {
-        case .in:
-            if left.isAggregate {
-                return ("Collection before IN", "the left side of IN must be a single value")
-            }
-        case .contains:
-            if right.isAggregate {
-                return ("Collection after CONTAINS", "the right side of CONTAINS must be a single value")
-            }
-        case .between:
-            if left.isAggregate {
-                return ("Collection before BETWEEN", "the left side of BETWEEN must be a single value")
-            }
-            switch right {
-            case .aggregate(let bounds) where bounds.count != 2:
-                return ("BETWEEN with \(bounds.count) bounds", "BETWEEN needs exactly two values, {low, high}")
-            case .aggregate, .variable:
-                break
-            case .key, .value:
-                return ("BETWEEN without bounds", "BETWEEN needs two values, {low, high}")
-            }
-        default:
-            if left.isAggregate || right.isAggregate {
-                return (
-                    "Collection used with \(operation.rawValue)",
-                    "a collection can only be used with IN, BETWEEN, or on the left of CONTAINS"
-                )
-            }
-        }
-        if operation == .matches, case .value(let pattern) = right, let text = pattern.predicateText {
-            if let problem = FetchPredicate.TextMatching.regularExpressionProblem(pattern: text, options: options) {
-                return ("Invalid regular expression", problem)
-            }
-        }
-        return nil
-    }
-}
-
-extension AttributeValue {
-    /// The text of a textual value (a string or a URL), as SQLite stores it; nil for other kinds.
-    var predicateText: String? {
-        switch self {
-        case .string(let value): value
-        case .uri(let value): value.absoluteString
-        default: nil
-        }
+extension FetchPredicate.ComparisonOptions {
+    /// The options that take effect: none with `[n]`, which supersedes `[c]` and `[d]`.
+    var effective: FetchPredicate.ComparisonOptions {
+        contains(.normalized) ? [] : self
     }
 }

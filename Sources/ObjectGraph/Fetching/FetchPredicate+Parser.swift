@@ -8,10 +8,15 @@ extension FetchPredicate {
     /// or         := and (("OR" | "||") and)*
     /// and        := not (("AND" | "&&") not)*
     /// not        := ("NOT" | "!") not | primary
-    /// primary    := "TRUEPREDICATE" | "FALSEPREDICATE" | "(" predicate ")" | comparison
+    /// primary    := "TRUEPREDICATE" | "FALSEPREDICATE" | "(" predicate ")" | [qualifier] comparison
+    /// qualifier  := "ANY" | "SOME" | "ALL" | "NONE"
     /// comparison := expression operator ["[" options "]"] expression
-    /// expression := value | key | "%@" | "%K" | "$" name | "{" [expression ("," expression)*] "}"
-    ///             | "(" expression ")" | "CAST" "(" expression "," string ")"
+    /// expression := value | keypath | "SELF" ["." keypath] | "%@" | "%K" | "$" name ["." keypath]
+    ///             | "{" [expression ("," expression)*] "}" | "(" expression ")"
+    ///             | "CAST" "(" expression "," string ")"
+    ///             | "SUBQUERY" "(" keypath "," "$" name "," predicate ")" "." operator ["." keypath]
+    /// keypath    := key ("." key)* ["." operator ["." key ("." key)*]]
+    /// operator   := "@count" | "@sum" | "@avg" | "@min" | "@max"
     /// ```
     ///
     /// A `(` at the start of a primary may open a predicate or an expression (`(age) > 3`): the group is
@@ -26,16 +31,18 @@ extension FetchPredicate {
         typealias Symbol = Tokenizer.Symbol
         typealias Keyword = Tokenizer.Keyword
 
-        /// How deeply parentheses, `NOT`s, collections and casts may nest: far beyond any real predicate,
-        /// and within a small thread stack, so hostile input gets an error instead of a crash.
+        /// How deeply parentheses, `NOT`s, collections, casts and subqueries may nest: far beyond any real
+        /// predicate, and within a small thread stack, so hostile input gets an error instead of a crash.
         static let maximumNesting = 64
 
         let tokens: [Token]
         let characterOffsets: [Int]
         let format: String
         var index = 0
-        /// The current depth of parentheses, `NOT`s, collections and casts.
+        /// The current depth of parentheses, `NOT`s, collections, casts and subqueries.
         var nesting = 0
+        /// The variables of the enclosing subqueries, innermost last: `$x` stands for the element.
+        var boundVariables: [String] = []
 
         init(tokens: (tokens: [Token], characterOffsets: [Int]), format: String) {
             self.tokens = tokens.tokens
@@ -97,8 +104,8 @@ extension FetchPredicate {
                 kind: kind, message: message, offset: characterOffset(token), format: format, reason: reason)
         }
 
-        func unsupported(_ what: String, at token: Token) -> FetchPredicateError {
-            error(.unsupported, "\(what) not supported yet", at: token)
+        func unsupported(_ what: String, at token: Token, reason: String? = nil) -> FetchPredicateError {
+            error(.unsupported, "\(what) not supported", at: token, reason: reason)
         }
 
         mutating func expect(_ symbol: Symbol, expected: String) throws(FetchPredicateError) {
@@ -112,7 +119,8 @@ extension FetchPredicate {
             guard nesting <= Self.maximumNesting else {
                 throw error(
                     .syntax, "Nested too deeply", at: current,
-                    reason: "parentheses, NOTs, collections and casts may nest at most \(Self.maximumNesting) levels")
+                    reason: "parentheses, NOTs, collections, casts and subqueries may nest at most "
+                        + "\(Self.maximumNesting) levels")
             }
         }
 
@@ -175,16 +183,17 @@ extension FetchPredicate {
 
         mutating func parsePrimary(allowingExpression: Bool) throws(FetchPredicateError) -> Parsed {
             if isSymbol(.openParen) { return try parseGroup(allowingExpression: allowingExpression) }
-            if case .keyword(let keyword) = current.kind, let node = try predicateKeyword(keyword) {
-                return .predicate(node)
+            if case .keyword(let keyword) = current.kind {
+                if let node = predicateKeyword(keyword) { return .predicate(node) }
+                if let modifier = Self.modifier(keyword) { return try parseQualified(modifier) }
             }
             if isAtEnd { throw unexpected(expected: "a predicate") }
             let left = try parseExpression()
             return try parseComparison(after: left, allowingExpression: allowingExpression)
         }
 
-        /// `TRUEPREDICATE` or `FALSEPREDICATE`; an error for the aggregate modifiers; nil for other keywords.
-        mutating func predicateKeyword(_ keyword: Keyword) throws(FetchPredicateError) -> Node? {
+        /// `TRUEPREDICATE` or `FALSEPREDICATE`; nil for other keywords.
+        mutating func predicateKeyword(_ keyword: Keyword) -> Node? {
             switch keyword {
             case .truePredicate:
                 advance()
@@ -192,11 +201,26 @@ extension FetchPredicate {
             case .falsePredicate:
                 advance()
                 return .falsePredicate
-            case .any, .all, .none, .some:
-                throw unsupported("The \(keyword.rawValue) modifier is", at: current)
             default:
                 return nil
             }
+        }
+
+        static func modifier(_ keyword: Keyword) -> Modifier? {
+            switch keyword {
+            case .any, .some: Modifier.any
+            case .all: Modifier.all
+            case .none: Modifier.none
+            default: nil
+            }
+        }
+
+        /// `ANY`/`SOME`/`ALL`/`NONE` and the comparison they qualify.
+        mutating func parseQualified(_ modifier: Modifier) throws(FetchPredicateError) -> Parsed {
+            advance()
+            if isAtEnd { throw unexpected(expected: "a comparison after \(modifier.rawValue)") }
+            let left = try parseExpression()
+            return try parseComparison(after: left, allowingExpression: false, modifier: modifier)
         }
 
         mutating func parseGroup(allowingExpression: Bool) throws(FetchPredicateError) -> Parsed {
@@ -213,13 +237,13 @@ extension FetchPredicate {
 
         /// The rest of a comparison whose left side has been read.
         mutating func parseComparison(
-            after left: Operand, allowingExpression: Bool
+            after left: Operand, allowingExpression: Bool, modifier: Modifier = .direct
         ) throws(FetchPredicateError) -> Parsed {
-            if allowingExpression, isSymbol(.closeParen) { return .expression(left) }
+            if allowingExpression, modifier == .direct, isSymbol(.closeParen) { return .expression(left) }
             let operatorToken = current
             let (operation, options) = try parseOperator()
             let right = try parseExpression()
-            let comparison = Comparison(left, operation, right, options: options)
+            let comparison = Comparison(left, operation, right, options: options, modifier: modifier)
             if let problem = comparison.validationProblem() {
                 throw error(.invalidValue, problem.message, at: operatorToken, reason: problem.reason)
             }
@@ -255,260 +279,28 @@ extension FetchPredicate {
             }
         }
 
-        /// `[c]`, `[d]`, `[cd]` after an operator (the `[` is current).
+        /// `[c]`, `[d]`, `[cd]`, `[n]` after an operator (the `[` is current).
         mutating func parseOptions() throws(FetchPredicateError) -> ComparisonOptions {
             advance()
             let optionsToken = current
             guard case .identifier(let letters, fromArgument: false) = optionsToken.kind else {
-                throw unexpected(expected: "comparison options such as c, d or cd")
+                throw unexpected(expected: "comparison options such as c, d, cd or n")
             }
             var options: ComparisonOptions = []
             for letter in letters.lowercased() {
                 switch letter {
                 case "c": options.insert(.caseInsensitive)
                 case "d": options.insert(.diacriticInsensitive)
+                case "n": options.insert(.normalized)
                 default:
                     throw error(
                         .unsupported, "Comparison option '\(letter)' not supported", at: optionsToken,
-                        reason: "use c (case-insensitive), d (diacritic-insensitive) or cd")
+                        reason: "use c (case-insensitive), d (diacritic-insensitive), cd, or n (normalized)")
                 }
             }
             advance()
             try expect(.closeBracket, expected: "']' after the comparison options")
             return options
-        }
-
-        // MARK: Expressions
-
-        mutating func parseExpression() throws(FetchPredicateError) -> Operand {
-            let startToken = current
-            let expression = try parsePrimaryExpression()
-            try checkAfterExpression(expression, startingAt: startToken)
-            return expression
-        }
-
-        /// Refuses what may follow an expression in the full language but is not supported yet.
-        func checkAfterExpression(_ expression: Operand, startingAt startToken: Token) throws(FetchPredicateError) {
-            guard case .symbol(let symbol) = current.kind else { return }
-            switch symbol {
-            case .dot:
-                if case .key = expression {
-                    throw unsupported(
-                        "Key paths across relationships ('\(text(of: startToken)).…') are", at: startToken)
-                }
-                throw unsupported("Key paths on values are", at: current)
-            case .plus, .minus, .star, .slash, .power:
-                throw unsupported("Arithmetic is", at: current)
-            case .openBracket:
-                throw unsupported("Indexing ([…]) is", at: current)
-            default:
-                return
-            }
-        }
-
-        mutating func parsePrimaryExpression() throws(FetchPredicateError) -> Operand {
-            if isSymbol(.openParen) { return try parseParenthesizedExpression() }
-            if isSymbol(.openBrace) { return try parseCollection() }
-            if isKeyword(.cast) { return try parseCast() }
-            return try parseSimpleExpression()
-        }
-
-        mutating func parseParenthesizedExpression() throws(FetchPredicateError) -> Operand {
-            try enterNesting()
-            advance()
-            let inner = try parseExpression()
-            try expect(.closeParen, expected: "')'")
-            nesting -= 1
-            return inner
-        }
-
-        mutating func parseCollection() throws(FetchPredicateError) -> Operand {
-            try enterNesting()
-            advance()
-            var elements: [Operand] = []
-            if !isSymbol(.closeBrace) {
-                while true {
-                    elements.append(try parseExpression())
-                    guard isSymbol(.comma) else { break }
-                    advance()
-                }
-            }
-            try expect(.closeBrace, expected: "',' or '}'")
-            nesting -= 1
-            return .aggregate(elements)
-        }
-
-        /// Everything that does not nest: literals, keys, variables, arguments, negative numbers.
-        mutating func parseSimpleExpression() throws(FetchPredicateError) -> Operand {
-            let token = current
-            switch token.kind {
-            case .string(let text):
-                advance()
-                return .value(.string(text))
-            case .number(let literal):
-                advance()
-                return .value(try number(literal, negative: false, at: token))
-            case .symbol(.minus):
-                return try parseNegative()
-            case .keyword(let keyword):
-                return try parseKeywordValue(keyword)
-            case .identifier(let name, let fromArgument):
-                return try parseKey(name, fromArgument: fromArgument)
-            case .variable(let name):
-                advance()
-                return .variable(name, location(token))
-            case .argument(let value):
-                advance()
-                return try expression(for: value, at: token)
-            case .symbol, .end:
-                throw unexpected(expected: "a value")
-            }
-        }
-
-        mutating func parseNegative() throws(FetchPredicateError) -> Operand {
-            let minus = current
-            advance()
-            let token = current
-            switch token.kind {
-            case .number(let literal):
-                advance()
-                return .value(try number(literal, negative: true, at: token))
-            case .argument(.single(.integer(let value))) where value != .min:
-                advance()
-                return .value(.integer(-value))
-            case .argument(.single(.double(let value))):
-                advance()
-                return .value(.double(-value))
-            default:
-                throw unsupported("Arithmetic (unary minus) is", at: minus)
-            }
-        }
-
-        mutating func parseKeywordValue(_ keyword: Keyword) throws(FetchPredicateError) -> Operand {
-            switch keyword {
-            case .null, .nil:
-                advance()
-                return .value(.null)
-            case .true, .yes:
-                advance()
-                return .value(.boolean(true))
-            case .false, .no:
-                advance()
-                return .value(.boolean(false))
-            case .and, .or, .not, .in, .like, .matches, .contains, .beginsWith, .endsWith, .between, .truePredicate,
-                .falsePredicate:
-                throw unexpected(expected: "a value or a key")
-            default:
-                throw unsupported("'\(text(of: current))' is", at: current)
-            }
-        }
-
-        mutating func parseKey(_ name: String, fromArgument: Bool) throws(FetchPredicateError) -> Operand {
-            let token = current
-            if name.hasPrefix("@") {
-                throw unsupported("Collection operators ('\(name)') are", at: token)
-            }
-            if !fromArgument, nextIsOpenParen {
-                throw unsupported("Functions ('\(name)(…)') are", at: token)
-            }
-            if fromArgument, name.contains(".") {
-                throw unsupported("Key paths across relationships ('\(name)') are", at: token)
-            }
-            advance()
-            return .key(name, location(token))
-        }
-
-        func expression(for value: ArgumentValue, at token: Token) throws(FetchPredicateError) -> Operand {
-            switch value {
-            case .single(let single):
-                return .value(single)
-            case .collection(let elements):
-                var values: [Operand] = []
-                for element in elements {
-                    guard case .single(let single) = element else {
-                        throw error(
-                            .argument, "Nested collection in argument '\(text(of: token))'", at: token,
-                            reason: "a collection argument must hold single values")
-                    }
-                    values.append(.value(single))
-                }
-                return .aggregate(values)
-            }
-        }
-
-        func number(_ literal: String, negative: Bool, at token: Token) throws(FetchPredicateError) -> AttributeValue {
-            let sign = negative ? "-" : ""
-            let lower = literal.lowercased()
-            for (prefix, radix) in [("0x", 16), ("0o", 8), ("0b", 2)] where lower.hasPrefix(prefix) {
-                guard let value = Int64(sign + lower.dropFirst(2), radix: radix) else {
-                    throw error(
-                        .invalidValue, "Number '\(sign)\(literal)' is too large", at: token,
-                        reason: "integers must fit in 64 bits")
-                }
-                return .integer(value)
-            }
-            if !lower.contains("."), !lower.contains("e"), let value = Int64(sign + literal) {
-                return .integer(value)
-            }
-            guard let value = Double(sign + literal) else {
-                throw error(.syntax, "Malformed number '\(literal)'", at: token)
-            }
-            return .double(value)
-        }
-
-        /// `CAST(value, "NSDate" | "NSUUID" | "NSURL" | "NSData")`: values that have no literal of their own.
-        mutating func parseCast() throws(FetchPredicateError) -> Operand {
-            let castToken = current
-            try enterNesting()
-            advance()
-            try expect(.openParen, expected: "'(' after CAST")
-            let valueToken = current
-            let operand = try parseExpression()
-            try expect(.comma, expected: "',' and a type name")
-            let typeToken = current
-            let typeName: String
-            switch typeToken.kind {
-            case .string(let text), .argument(.single(.string(let text))):
-                typeName = text
-            default:
-                throw unexpected(expected: "a type name in quotes, such as \"NSDate\"")
-            }
-            advance()
-            try expect(.closeParen, expected: "')'")
-            nesting -= 1
-            guard case .value(let value) = operand else {
-                throw unsupported("CAST of anything but a constant is", at: valueToken)
-            }
-            guard ["NSDate", "NSUUID", "NSURL", "NSData"].contains(typeName) else {
-                throw error(
-                    .unsupported, "CAST to '\(typeName)' not supported yet", at: typeToken,
-                    reason: "supported types are NSDate, NSUUID, NSURL and NSData")
-            }
-            guard let converted = Self.cast(value, to: typeName) else {
-                throw error(
-                    .invalidValue, "Cannot CAST '\(text(of: valueToken))' to \(typeName)", at: castToken,
-                    reason: "NSDate takes seconds since 2001, NSUUID and NSURL a string, NSData a Base64 string")
-            }
-            return .value(converted)
-        }
-
-        static func cast(_ value: AttributeValue, to typeName: String) -> AttributeValue? {
-            switch (typeName, value) {
-            case ("NSDate", .date), ("NSUUID", .uuid), ("NSURL", .uri), ("NSData", .binary):
-                return value
-            case ("NSDate", .string):
-                return nil
-            case ("NSDate", _):
-                return value.doubleValue.map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
-            case ("NSUUID", .string(let text)):
-                return UUID(uuidString: text).map(AttributeValue.uuid)
-            case ("NSURL", .string(let text)):
-                return URL(string: text).map(AttributeValue.uri)
-            case ("NSData", .string(let text)):
-                return Data(base64Encoded: text).map(AttributeValue.binary)
-            default:
-                return nil
-            }
         }
     }
 }

@@ -1,12 +1,15 @@
 import Foundation
 
 extension FetchPredicate {
-    /// Compiles the predicate to an SQL expression for a `WHERE` clause, with every value as a bound parameter.
+    /// Compiles the predicate to an SQL expression for a `WHERE` clause over one flat table, with every value
+    /// as a bound parameter.
     ///
-    /// `columnForKey` maps an attribute name to the SQL that reads its column (for example `"t0"."ZAGE"`);
-    /// its result is used verbatim, so it must come from the model, never from user input. Values from the
-    /// format string or its arguments only ever appear as `?` placeholders, bound in order from `bindings`
-    /// (use ``AttributeValue/sqliteValue`` to bind them): no argument can change the statement's meaning.
+    /// `columnForKey` maps a key to the SQL that reads its column (for example `"t0"."ZAGE"`); its result is
+    /// used verbatim, so it must come from the model, never from user input. Values from the format string
+    /// or its arguments only ever appear as `?` placeholders, bound in order from `bindings` (use
+    /// ``AttributeValue/sqliteValue`` to bind them): no argument can change the statement's meaning.
+    /// Relationships, `SELF` and collection operators need a store's tables; the SQLite store compiles those
+    /// itself.
     ///
     /// The expression gives, row for row, the answer ``evaluate(_:)`` gives in memory; a row matches when
     /// it is true (SQL's NULL is the unknown of three-valued logic). Case- and diacritic-insensitive
@@ -23,11 +26,37 @@ extension FetchPredicate {
     ) throws(FetchPredicateError) -> (sql: String, bindings: [AttributeValue]) {
         let result = withoutActuallyEscaping(columnForKey) { columnForKey in
             Result { () throws(FetchPredicateError) -> SQLFragment in
-                try SQLCompiler(columnForKey: columnForKey).compile(node)
+                try SQLCompiler(schema: .flat(columnForKey)).compile(node, in: .init(entity: nil, alias: nil))
             }
         }
         let fragment = try result.get()
         return (fragment.sql, fragment.bindings)
+    }
+
+    /// Compiles the predicate for rows of `entity` in a store's tables, the row's table being aliased
+    /// `alias`: relationships become correlated subqueries and `EXISTS`, values bound parameters.
+    ///
+    /// The predicate is validated against the model first (``validate(for:in:)``).
+    func sqlExpression(
+        for entity: EntityDescription, schema: any PredicateSQLSchema, alias: String
+    ) throws(FetchPredicateError) -> SQLFragment {
+        try validate(for: entity, in: schema.model)
+        return try SQLCompiler(schema: .store(schema)).compile(node, in: .init(entity: entity, alias: alias))
+    }
+
+    /// The SQL that reads `keyPath` (attributes through to-one relationships) for a row of `entity` aliased
+    /// `alias`, for sorting.
+    static func sqlValue(
+        of keyPath: String, for entity: EntityDescription, schema: any PredicateSQLSchema, alias: String
+    ) throws(FetchPredicateError) -> String {
+        let resolved = try ModelChecker(model: schema.model).resolve(keyPath, on: entity, location: nil)
+        guard !resolved.isToMany, !resolved.endsInObject else {
+            throw FetchPredicateError(
+                kind: .invalidValue, message: "Cannot sort by '\(keyPath)'",
+                reason: "a sort key must lead through to-one relationships to an attribute of \(entity.name)")
+        }
+        let compiler = SQLCompiler(schema: .store(schema))
+        return try compiler.toOneValue(resolved, in: .init(entity: entity, alias: alias)).sql
     }
 
     /// A piece of SQL and the values bound to its `?` placeholders, in order; concatenation keeps both aligned.
@@ -75,7 +104,24 @@ extension FetchPredicate {
         }
     }
 
-    /// Compiles trees to SQL that reproduces ``ValueComparison``'s semantics exactly.
+    /// A comparison operand once keys have SQL.
+    enum SQLOperand {
+        /// An SQL expression reading the row (a column, or a subquery through relationships).
+        case column(SQLFragment)
+        case constant(AttributeValue)
+        /// An object read from the row: its `Z_PK` and `Z_ENT`, and the entity it belongs to (or descends from).
+        case identity(pk: SQLFragment, entity: SQLFragment, destination: EntityDescription)
+        /// An object given as a constant.
+        case objectConstant(ManagedObjectID)
+    }
+
+    /// One side of a comparison: a single operand or a `{…}` list.
+    enum SQLSide {
+        case single(SQLOperand)
+        case list([SQLOperand])
+    }
+
+    /// Compiles trees to SQL that reproduces the in-memory evaluator's semantics exactly.
     ///
     /// The rules that make SQLite agree with memory:
     /// - Equality uses `IS`, which is two-valued like memory's (`NULL IS NULL` is true).
@@ -87,49 +133,108 @@ extension FetchPredicate {
     /// - String operators use `instr` and `substr` on bytes, never SQL `LIKE` (ASCII-only case folding,
     ///   `%` and `_` wildcards); `LIKE` and `MATCHES` call registered functions that share their code with
     ///   memory evaluation.
+    /// - A to-one key path is a correlated subquery on primary keys (NULL when a link is missing); a to-many
+    ///   one is an `EXISTS` (two-valued, as `ANY`, `ALL` and `NONE` are in memory); collection operators are
+    ///   aggregate subqueries, `@sum` and `@avg` through registered functions that add in a fixed order.
     struct SQLCompiler {
-        let columnForKey: (String) -> String?
-
-        /// A comparison operand once keys have columns.
-        enum SQLOperand {
-            case column(String)
-            case constant(AttributeValue)
+        /// Where keys are read from.
+        enum Schema {
+            /// One table; keys map to columns through a closure; no relationships.
+            case flat((String) -> String?)
+            /// A store's tables, by entity.
+            case store(any PredicateSQLSchema)
         }
 
-        func compile(_ node: Node) throws(FetchPredicateError) -> SQLFragment {
+        /// The row a (sub)expression reads: its entity and table alias (nil for a flat table).
+        struct Scope {
+            let entity: EntityDescription?
+            let alias: String?
+        }
+
+        let schema: Schema
+        /// Hands out table aliases (`t1`, `t2`, …) for subqueries; shared by copies of the compiler.
+        let aliases = AliasCounter()
+
+        final class AliasCounter {
+            private var next = 1
+            func make(_ prefix: String) -> String {
+                defer { next += 1 }
+                return "\(prefix)\(next)"
+            }
+        }
+
+        func compile(_ node: Node, in scope: Scope) throws(FetchPredicateError) -> SQLFragment {
             switch node {
             case .truePredicate:
                 return SQLFragment("1")
             case .falsePredicate:
                 return SQLFragment("0")
             case .comparison(let comparison):
-                return try compile(comparison)
+                return try compile(comparison, in: scope)
             case .not(let operand):
-                return "(NOT " + (try compile(operand)) + ")"
+                return "(NOT " + (try compile(operand, in: scope)) + ")"
             case .and(let operands):
                 if operands.isEmpty { return SQLFragment("1") }
                 var parts: [SQLFragment] = []
-                for operand in operands { parts.append(try compile(operand)) }
+                for operand in operands { parts.append(try compile(operand, in: scope)) }
                 return SQLFragment.group(parts, separator: " AND ")
             case .or(let operands):
                 if operands.isEmpty { return SQLFragment("0") }
                 var parts: [SQLFragment] = []
-                for operand in operands { parts.append(try compile(operand)) }
+                for operand in operands { parts.append(try compile(operand, in: scope)) }
                 return SQLFragment.group(parts, separator: " OR ")
             }
         }
 
-        func compile(_ comparison: Comparison) throws(FetchPredicateError) -> SQLFragment {
-            // Resolve every key and refuse variables first, left to right, so the first problem is reported.
-            var hasColumn = false
+        func compile(_ comparison: Comparison, in scope: Scope) throws(FetchPredicateError) -> SQLFragment {
+            try checkOperands(comparison)
+            if let problem = comparison.validationProblem() {
+                let location = comparison.left.firstLocation ?? comparison.right.firstLocation
+                throw FetchPredicateError(
+                    kind: .invalidValue, message: problem.message, offset: location?.offset,
+                    format: location?.format, reason: problem.reason)
+            }
+            if !Self.readsRow(comparison) {
+                // Constants only: the answer is known now.
+                return SQLFragment.literal(Evaluator(subject: KeyValueSubject { _ in .null }).evaluate(comparison))
+            }
+            let operation = comparison.operation
+            let options = comparison.options.effective
+            if comparison.modifier != .direct { return try quantified(comparison, in: scope) }
+            if case .key(let path, let location) = comparison.left,
+                let collection = try toManyPath(path, in: scope, location: location)
+            {
+                // `tags.name CONTAINS x` looks for x among the names; other operators hold for any element.
+                let right = try side(comparison.right, in: scope)
+                return try exists(.any, collection, in: scope) { element throws(FetchPredicateError) in
+                    try compareSides(operation == .contains ? .equalTo : operation, .single(element), right, options)
+                }
+            }
+            if case .key(let path, let location) = comparison.right,
+                let collection = try toManyPath(path, in: scope, location: location)
+            {
+                // `x IN tags.name` looks for x among the names; other operators hold for any element.
+                let left = try side(comparison.left, in: scope)
+                return try exists(.any, collection, in: scope) { element throws(FetchPredicateError) in
+                    try compareSides(operation == .in ? .equalTo : operation, left, .single(element), options)
+                }
+            }
+            return try compareSides(
+                operation, side(comparison.left, in: scope), side(comparison.right, in: scope), options)
+        }
+
+        /// Refuses unsubstituted variables and, for a flat table, unknown keys, left to right, so that the
+        /// first problem is the one reported.
+        func checkOperands(_ comparison: Comparison) throws(FetchPredicateError) {
             for side in [comparison.left, comparison.right] {
                 var failure: FetchPredicateError?
-                side.visit { expression in
+                side.visit(includingSubqueries: false) { expression in
                     guard failure == nil else { return }
                     switch expression {
                     case .key(let name, let location):
-                        if columnForKey(name) == nil { failure = FetchPredicateError.unknownKey(name, at: location) }
-                        hasColumn = true
+                        if case .flat(let columnForKey) = schema, columnForKey(name) == nil {
+                            failure = FetchPredicateError.unknownKey(name, at: location)
+                        }
                     case .variable(let name, let location):
                         failure = FetchPredicateError.unsubstitutedVariable(name, at: location)
                     default:
@@ -138,49 +243,83 @@ extension FetchPredicate {
                 }
                 if let failure { throw failure }
             }
-            if let problem = comparison.validationProblem() {
-                let location = comparison.left.firstLocation ?? comparison.right.firstLocation
-                throw FetchPredicateError(
-                    kind: .invalidValue, message: problem.message, offset: location?.offset,
-                    format: location?.format, reason: problem.reason)
-            }
-            if !hasColumn {
-                // Constants only: the answer is known now.
-                return SQLFragment.literal(Evaluator(valueForKey: { _ in .null }).evaluate(comparison))
-            }
+        }
 
-            let options = comparison.options
-            switch (comparison.operation, comparison.left, comparison.right) {
-            case (.in, let member, .aggregate(let elements)), (.contains, .aggregate(let elements), let member):
-                return try membership(operand(member), elements.map(operand), options: options)
-            case (.in, let needle, let haystack):
-                return try stringOperation(.contains, operand(haystack), operand(needle), options: options)
-            case (.between, let value, .aggregate(let bounds)):
-                let subject = try operand(value)
-                return SQLFragment.group(
-                    [
-                        try ordering(.greaterThanOrEqualTo, subject, operand(bounds[0]), options: options),
-                        try ordering(.lessThanOrEqualTo, subject, operand(bounds[1]), options: options),
-                    ], separator: " AND ")
-            case (.equalTo, let left, let right):
-                return try equality(operand(left), operand(right), options: options)
-            case (.notEqualTo, let left, let right):
-                return "(NOT " + (try equality(operand(left), operand(right), options: options)) + ")"
-            case (.lessThan, let left, let right), (.lessThanOrEqualTo, let left, let right),
-                (.greaterThan, let left, let right), (.greaterThanOrEqualTo, let left, let right):
-                return try ordering(comparison.operation, operand(left), operand(right), options: options)
-            case (let operation, let left, let right):
-                return try stringOperation(operation, operand(left), operand(right), options: options)
+        /// Whether the comparison reads anything from the row (otherwise its answer is a constant).
+        static func readsRow(_ comparison: Comparison) -> Bool {
+            var reads = false
+            for side in [comparison.left, comparison.right] {
+                side.visit(includingSubqueries: false) { expression in
+                    switch expression {
+                    case .key, .evaluatedObject, .collectionOperation: reads = true
+                    default: break
+                    }
+                }
+            }
+            return reads
+        }
+
+        /// `ANY`/`ALL`/`NONE` over a to-many key path (an `EXISTS`) or over a `{…}` list.
+        func quantified(_ comparison: Comparison, in scope: Scope) throws(FetchPredicateError) -> SQLFragment {
+            let right = try side(comparison.right, in: scope)
+            let options = comparison.options.effective
+            switch comparison.left {
+            case .key(let path, let location):
+                guard let collection = try toManyPath(path, in: scope, location: location) else {
+                    throw FetchPredicateError(
+                        kind: .invalidValue, message: "\(comparison.modifier.rawValue) without a collection",
+                        offset: location?.offset, format: location?.format,
+                        reason: "\(comparison.modifier.rawValue) needs a key path through a to-many relationship")
+                }
+                return try exists(comparison.modifier, collection, in: scope) { element throws(FetchPredicateError) in
+                    try compareSides(comparison.operation, .single(element), right, options)
+                }
+            case .aggregate(let elements):
+                var parts: [SQLFragment] = []
+                for element in elements {
+                    let test = try compareSides(comparison.operation, .single(operand(element, in: scope)), right, options)
+                    parts.append("coalesce(" + test + ", 0)")
+                }
+                switch comparison.modifier {
+                case .all:
+                    return parts.isEmpty ? SQLFragment("1") : SQLFragment.group(parts, separator: " AND ")
+                case .none:
+                    return parts.isEmpty ? SQLFragment("1") : "(NOT " + SQLFragment.group(parts, separator: " OR ") + ")"
+                default:
+                    return parts.isEmpty ? SQLFragment("0") : SQLFragment.group(parts, separator: " OR ")
+                }
+            default:
+                throw FetchPredicateError(
+                    kind: .invalidValue, message: "\(comparison.modifier.rawValue) without a collection",
+                    reason: "\(comparison.modifier.rawValue) needs a to-many key path or a collection on its left")
             }
         }
 
-        func operand(_ expression: Operand) throws(FetchPredicateError) -> SQLOperand {
+        func side(_ expression: Operand, in scope: Scope) throws(FetchPredicateError) -> SQLSide {
+            if case .aggregate(let elements) = expression {
+                var operands: [SQLOperand] = []
+                for element in elements { operands.append(try operand(element, in: scope)) }
+                return .list(operands)
+            }
+            return .single(try operand(expression, in: scope))
+        }
+
+        func operand(_ expression: Operand, in scope: Scope) throws(FetchPredicateError) -> SQLOperand {
             switch expression {
-            case .key(let name, let location):
-                guard let column = columnForKey(name) else { throw FetchPredicateError.unknownKey(name, at: location) }
-                return .column(column)
+            case .key(let path, let location):
+                return try keyPathOperand(path, in: scope, location: location)
             case .value(let value):
                 return .constant(value)
+            case .object(let id):
+                return .objectConstant(id)
+            case .evaluatedObject:
+                guard let entity = scope.entity, let alias = scope.alias else {
+                    throw FetchPredicateError(
+                        kind: .unsupported, message: "SELF not supported here", reason: "SELF needs a store's tables")
+                }
+                return .identity(pk: SQLFragment("\(alias).Z_PK"), entity: SQLFragment("\(alias).Z_ENT"), destination: entity)
+            case .collectionOperation(let operation, let location):
+                return .column(try collectionValue(operation, in: scope, location: location))
             case .variable(let name, let location):
                 throw FetchPredicateError.unsubstitutedVariable(name, at: location)
             case .aggregate:
@@ -189,185 +328,36 @@ extension FetchPredicate {
             }
         }
 
-        // MARK: Pieces
-
-        /// `column` as an operand: wrapped in the folding function, or prefixed with `+` (which strips the
-        /// column's affinity) when the other operand is a column too.
-        static func columnSQL(_ column: String, folding: TextMatching.Folding, plain: Bool = false) -> String {
-            if let function = folding.sqlFunctionName { return "\(function)(\(column))" }
-            return plain ? column : "+" + column
-        }
-
-        /// `typeof(column) IN (…)` for the given storage class (and NULL when `admittingNull`).
-        static func typeGuard(_ column: String, _ storageClass: ValueComparison.StorageClass, admittingNull: Bool)
-            -> String
-        {
-            var names = storageClass.sqlTypeNames
-            if admittingNull { names.append("null") }
-            return "typeof(\(column)) IN (" + names.map { "'\($0)'" }.joined(separator: ", ") + ")"
-        }
-
-        /// A number naming the column's storage class, NULL for NULL.
-        static func storageClassSQL(_ column: String) -> String {
-            "(CASE typeof(\(column)) WHEN 'integer' THEN 1 WHEN 'real' THEN 1"
-                + " WHEN 'text' THEN 2 WHEN 'blob' THEN 3 END)"
-        }
-
-        static func sqlOperator(_ operation: Operator) -> String {
-            switch operation {
-            case .lessThan: "<"
-            case .lessThanOrEqualTo: "<="
-            case .greaterThan: ">"
-            default: ">="
-            }
-        }
-
-        // MARK: Equality (two-valued)
-
-        func equality(_ left: SQLOperand, _ right: SQLOperand, options: ComparisonOptions) -> SQLFragment {
-            let folding = TextMatching.Folding(options)
-            switch (left, right) {
-            case let (.constant(a), .constant(b)):
-                return SQLFragment.literal(Truth(ValueComparison.equal(a, b, options: options)))
-            case let (.column(column), .constant(value)), let (.constant(value), .column(column)):
-                let folded = folding.apply(value)
-                if folded.isNull { return SQLFragment("\(column) IS NULL") }
-                let storageClass = ValueComparison.StorageClass(folded)
-                return "(\(Self.columnSQL(column, folding: folding, plain: true)) IS " + SQLFragment.bind(folded)
-                    + " AND \(Self.typeGuard(column, storageClass, admittingNull: false)))"
-            case let (.column(a), .column(b)):
-                return SQLFragment(
-                    "(\(Self.columnSQL(a, folding: folding)) IS \(Self.columnSQL(b, folding: folding))"
-                        + " AND \(Self.storageClassSQL(a)) IS \(Self.storageClassSQL(b)))")
-            }
-        }
-
-        /// `member` equals one of `elements`: constants of one storage class become one `IN (…)` list.
-        func membership(_ member: SQLOperand, _ elements: [SQLOperand], options: ComparisonOptions) -> SQLFragment {
-            guard case .column(let column) = member else {
-                if elements.isEmpty { return SQLFragment("0") }
-                return SQLFragment.group(elements.map { equality(member, $0, options: options) }, separator: " OR ")
-            }
-            let folding = TextMatching.Folding(options)
-            var parts: [SQLFragment] = []
-            var listed: [ValueComparison.StorageClass: [AttributeValue]] = [:]
-            var classOrder: [ValueComparison.StorageClass] = []
-            var matchesNull = false
-            for element in elements {
-                switch element {
-                case .column:
-                    parts.append(equality(member, element, options: options))
-                case .constant(let value):
-                    let folded = folding.apply(value)
-                    let storageClass = ValueComparison.StorageClass(folded)
-                    if storageClass == .null {
-                        matchesNull = true
-                    } else {
-                        if listed[storageClass] == nil { classOrder.append(storageClass) }
-                        listed[storageClass, default: []].append(folded)
-                    }
-                }
-            }
-            if matchesNull { parts.insert(SQLFragment("\(column) IS NULL"), at: 0) }
-            for storageClass in classOrder {
-                let values = listed[storageClass] ?? []
-                var list = SQLFragment("")
-                for (index, value) in values.enumerated() {
-                    list = list + (index == 0 ? "" : ", ") + SQLFragment.bind(value)
-                }
-                parts.append(
-                    "(\(Self.columnSQL(column, folding: folding, plain: true)) IN (" + list
-                        + ") AND \(Self.typeGuard(column, storageClass, admittingNull: false)))")
-            }
-            if parts.isEmpty { return SQLFragment("0") }
-            return parts.count == 1 ? parts[0] : SQLFragment.group(parts, separator: " OR ")
-        }
-
-        // MARK: Ordering (three-valued)
-
-        func ordering(_ operation: Operator, _ left: SQLOperand, _ right: SQLOperand, options: ComparisonOptions)
-            -> SQLFragment
-        {
-            let folding = TextMatching.Folding(options)
-            let symbol = Self.sqlOperator(operation)
-            switch (left, right) {
-            case let (.constant(a), .constant(b)):
-                return SQLFragment.literal(ValueComparison.compare(a, operation, b, options: options))
-            case let (.column(column), .constant(value)):
-                let folded = folding.apply(value)
-                if folded.isNull { return SQLFragment("NULL") }
-                return "(\(Self.columnSQL(column, folding: folding, plain: true)) \(symbol) " + SQLFragment.bind(folded)
-                    + " AND \(Self.typeGuard(column, ValueComparison.StorageClass(folded), admittingNull: true)))"
-            case let (.constant(value), .column(column)):
-                let folded = folding.apply(value)
-                if folded.isNull { return SQLFragment("NULL") }
-                return "(" + SQLFragment.bind(folded)
-                    + " \(symbol) \(Self.columnSQL(column, folding: folding, plain: true))"
-                    + " AND \(Self.typeGuard(column, ValueComparison.StorageClass(folded), admittingNull: true)))"
-            case let (.column(a), .column(b)):
-                return SQLFragment(
-                    "(\(Self.columnSQL(a, folding: folding)) \(symbol) \(Self.columnSQL(b, folding: folding))"
-                        + " AND \(Self.storageClassSQL(a)) = \(Self.storageClassSQL(b)))")
-            }
-        }
-
-        // MARK: String operators (three-valued)
-
-        func stringOperation(
-            _ operation: Operator, _ left: SQLOperand, _ right: SQLOperand, options: ComparisonOptions
-        ) -> SQLFragment {
-            if case .constant(let a) = left, case .constant(let b) = right {
-                return SQLFragment.literal(ValueComparison.compare(a, operation, b, options: options))
-            }
-            // MATCHES folds diacritics only; case is the regular expression's own option.
-            let folding =
-                operation == .matches
-                ? (options.contains(.diacriticInsensitive) ? TextMatching.Folding.unaccent : .none)
-                : TextMatching.Folding(options)
-            var guards: [String] = []
-            var sides: [SQLFragment] = []
-            for side in [left, right] {
-                switch side {
-                case .column(let column):
-                    guards.append(Self.typeGuard(column, .text, admittingNull: true))
-                    sides.append(SQLFragment(Self.columnSQL(column, folding: folding, plain: true)))
-                case .constant(let value):
-                    if let text = value.predicateText {
-                        sides.append(SQLFragment.bind(.string(folding.apply(text))))
-                    } else if value.isNull {
-                        sides.append(SQLFragment("NULL"))
-                    } else {
-                        return SQLFragment("0")
-                    }
-                }
-            }
-            let (lhs, rhs) = (sides[0], sides[1])
-            let core: SQLFragment
-            switch operation {
-            case .beginsWith:
-                core = "instr(" + lhs + ", " + rhs + ") = 1"
-            case .contains:
-                core = "instr(" + lhs + ", " + rhs + ") > 0"
-            case .endsWith:
-                // Byte lengths and byte substrings (as blobs), so that NUL characters and multi-byte
-                // characters are handled exactly as in memory. (substr of an empty blob is NULL, hence the
-                // separate test for an empty suffix.)
-                let lhsBytes = "CAST(" + lhs + " AS BLOB)"
-                let rhsBytes = "CAST(" + rhs + " AS BLOB)"
-                core =
-                    "length(" + lhsBytes + ") >= length(" + rhsBytes + ") AND (length(" + rhsBytes
-                    + ") = 0 OR substr(" + lhsBytes + ", length(" + lhsBytes + ") - length(" + rhsBytes + ") + 1) = "
-                    + rhsBytes + ")"
-            case .like:
-                core = "\(PredicateSQLFunctions.likeFunctionName)(" + lhs + ", " + rhs + ")"
-            case .matches:
-                let flags = options.contains(.caseInsensitive) ? 1 : 0
-                core = "\(PredicateSQLFunctions.matchesFunctionName)(" + lhs + ", " + rhs + ", \(flags))"
+        /// The comparison of two compiled sides, by operator.
+        func compareSides(
+            _ operation: Operator, _ left: SQLSide, _ right: SQLSide, _ options: ComparisonOptions
+        ) throws(FetchPredicateError) -> SQLFragment {
+            switch (operation, left, right) {
+            case (.in, .single(let member), .list(let elements)), (.contains, .list(let elements), .single(let member)):
+                return membership(member, elements, options: options)
+            case (.in, .single(let needle), .single(let haystack)):
+                return stringOperation(.contains, haystack, needle, options: options)
+            case (.between, .single(let value), .list(let bounds)) where bounds.count == 2:
+                return SQLFragment.group(
+                    [
+                        ordering(.greaterThanOrEqualTo, value, bounds[0], options: options),
+                        ordering(.lessThanOrEqualTo, value, bounds[1], options: options),
+                    ], separator: " AND ")
+            case (.equalTo, .single(let left), .single(let right)):
+                return equality(left, right, options: options)
+            case (.notEqualTo, .single(let left), .single(let right)):
+                return "(NOT " + equality(left, right, options: options) + ")"
+            case (.lessThan, .single(let left), .single(let right)), (.lessThanOrEqualTo, .single(let left), .single(let right)),
+                (.greaterThan, .single(let left), .single(let right)),
+                (.greaterThanOrEqualTo, .single(let left), .single(let right)):
+                return ordering(operation, left, right, options: options)
+            case (_, .single(let left), .single(let right)) where operation != .between:
+                return stringOperation(operation, left, right, options: options)
             default:
-                // Only string operators reach here.
-                core = SQLFragment("NULL")
+                throw FetchPredicateError(
+                    kind: .invalidValue, message: "Collection used with \(operation.rawValue)",
+                    reason: "a collection can only be used with IN, BETWEEN, ANY/ALL/NONE, or on the left of CONTAINS")
             }
-            return SQLFragment.group([core] + guards.map { SQLFragment($0) }, separator: " AND ")
         }
     }
 }

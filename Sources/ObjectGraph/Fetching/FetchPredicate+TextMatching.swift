@@ -19,6 +19,7 @@ extension FetchPredicate {
             case fold
 
             init(_ options: ComparisonOptions) {
+                let options = options.effective
                 switch (options.contains(.caseInsensitive), options.contains(.diacriticInsensitive)) {
                 case (false, false): self = .none
                 case (true, false): self = .lowercase
@@ -186,7 +187,7 @@ extension FetchPredicate {
 
         /// Why `pattern` is not a valid regular expression, or nil when it is.
         static func regularExpressionProblem(pattern: String, options: FetchPredicate.ComparisonOptions) -> String? {
-            let prepared = options.contains(.diacriticInsensitive) ? removingDiacritics(pattern) : pattern
+            let prepared = options.effective.contains(.diacriticInsensitive) ? removingDiacritics(pattern) : pattern
             if RegularExpressionCache.shared.expression(for: prepared, caseInsensitive: false) != nil { return nil }
             return "'\(pattern)' is not a valid ICU regular expression"
         }

@@ -16,8 +16,8 @@ public struct FetchPredicateError: Error, Sendable, Hashable, CustomStringConver
         /// The format string is not well formed: an unexpected token, an unterminated string, an
         /// unbalanced parenthesis.
         case syntax
-        /// The format string uses part of the predicate language this implementation does not support yet
-        /// (key paths across relationships, aggregates, subqueries, functions, arithmetic).
+        /// The format string uses part of the predicate language this implementation does not support
+        /// (functions, arithmetic, indexing, key paths through two to-many relationships).
         case unsupported
         /// A `%` specifier and its argument do not fit: too few or too many arguments, or a value of the
         /// wrong kind (for example a number for `%K`).
@@ -27,7 +27,8 @@ public struct FetchPredicateError: Error, Sendable, Hashable, CustomStringConver
         case invalidValue
         /// A `$VARIABLE` was still unsubstituted when the predicate was compiled or checked.
         case unsubstitutedVariable
-        /// A key the predicate reads is not known to the entity (no column for it).
+        /// A key the predicate reads is not known to the entity (no stored attribute or relationship of that
+        /// name).
         case unknownKey
     }
 

@@ -17,6 +17,10 @@ import SQLiteStorage
 /// | `objectgraph_unaccent` | value | the string without diacritics (case kept); other values unchanged |
 /// | `objectgraph_like` | text, pattern | 1 or 0: `LIKE` with `*` and `?` |
 /// | `objectgraph_matches` | text, pattern, flags | 1 or 0: whole-string ICU regex (flags 1: ignore case) |
+/// | `objectgraph_number` | value | a number's exact text form for the two below; NULL otherwise |
+/// | `objectgraph_sum` | list | `@sum` of a `group_concat` of numbers (0 for NULL) |
+/// | `objectgraph_avg` | list | `@avg` of a `group_concat` of numbers (NULL for NULL) |
+/// | `objectgraph_collation_key` | value, variant | ``CollationKey`` of a string as a blob; other values unchanged |
 public enum PredicateSQLFunctions {
     /// The name of the SQL function that removes diacritics but keeps case (`[d]` comparisons).
     public static let unaccentFunctionName = "objectgraph_unaccent"
@@ -24,6 +28,12 @@ public enum PredicateSQLFunctions {
     public static let likeFunctionName = "objectgraph_like"
     /// The name of the SQL function behind `MATCHES`.
     public static let matchesFunctionName = "objectgraph_matches"
+    /// The name of the SQL function that writes a number exactly, for `@sum` and `@avg`.
+    public static let numberFunctionName = "objectgraph_number"
+    /// The name of the SQL function behind `@sum`.
+    public static let sumFunctionName = "objectgraph_sum"
+    /// The name of the SQL function behind `@avg`.
+    public static let averageFunctionName = "objectgraph_avg"
 
     /// Registers every function on `connection`. The store calls this once for each connection it opens,
     /// before running any statement that a predicate or a sort criterion produced.
@@ -39,12 +49,40 @@ public enum PredicateSQLFunctions {
                 FetchPredicate.TextMatching.like(text, pattern: pattern)
             }
         }
+        try registerAggregatesAndCollation(on: connection)
         try connection.registerFunction(name: matchesFunctionName, argumentCount: 3, deterministic: true) { arguments in
             guard arguments.count == 3 else { return .null }
             let caseInsensitive = arguments[2].integerValue.map { $0 & 1 == 1 } ?? false
             return textTest(arguments[0], arguments[1]) { text, pattern in
                 FetchPredicate.TextMatching.matches(text, pattern: pattern, caseInsensitive: caseInsensitive)
             }
+        }
+    }
+
+    /// `@sum`, `@avg` and localized sort keys.
+    private static func registerAggregatesAndCollation(on connection: SQLiteConnection) throws(SQLiteError) {
+        try connection.registerFunction(name: numberFunctionName, argumentCount: 1, deterministic: true) { arguments in
+            switch arguments.first {
+            case .integer(let value)?: .text(CollectionArithmetic.encode(Double(value)))
+            case .real(let value)?: .text(CollectionArithmetic.encode(value))
+            default: .null
+            }
+        }
+        try connection.registerFunction(name: sumFunctionName, argumentCount: 1, deterministic: true) { arguments in
+            guard case .text(let list)? = arguments.first else { return .real(0) }
+            return .real(CollectionArithmetic.sum(CollectionArithmetic.decode(list)))
+        }
+        try connection.registerFunction(name: averageFunctionName, argumentCount: 1, deterministic: true) { arguments in
+            guard case .text(let list)? = arguments.first,
+                let average = CollectionArithmetic.average(CollectionArithmetic.decode(list))
+            else { return .null }
+            return .real(average)
+        }
+        try connection.registerFunction(name: CollationKey.functionName, argumentCount: 2, deterministic: true) { arguments in
+            guard arguments.count == 2 else { return .null }
+            guard case .text(let text) = arguments[0] else { return arguments[0] }
+            let variant = arguments[1].integerValue.flatMap { CollationKey.Variant(rawValue: Int($0)) } ?? .standard
+            return .blob(CollationKey.key(for: text, variant: variant))
         }
     }
 

@@ -11,6 +11,32 @@ struct RowOrdering: Sendable {
         criteria.map { $0.sortKey(for: value($0.key)) }
     }
 
+    /// The keys compared for an object, following key paths through its to-one relationships (a missing
+    /// destination reads as nil, as the store's subquery does).
+    func sortKeys(for subject: any PredicateSubject) -> [AttributeValue] {
+        criteria.map { criterion in
+            guard case .value(let value) = KeyPathReader.value(of: criterion.key, on: subject) else {
+                return criterion.sortKey(for: .null)
+            }
+            return criterion.sortKey(for: value)
+        }
+    }
+
+    /// Checks that every criterion's key leads through to-one relationships to a stored attribute of
+    /// `entity`, as the store can sort by.
+    func validate(for entity: EntityDescription, in model: ManagedObjectModel) throws(ObjectGraphError) {
+        let checker = FetchPredicate.ModelChecker(model: model)
+        for criterion in criteria {
+            let resolved: FetchPredicate.ResolvedKeyPath
+            do {
+                resolved = try checker.resolve(criterion.key, on: entity, location: nil)
+            } catch {
+                throw .unknownKey(entity: entity.name, key: criterion.key)
+            }
+            if resolved.isToMany || resolved.endsInObject { throw .unknownKey(entity: entity.name, key: criterion.key) }
+        }
+    }
+
     /// Whether the row with keys `lhs` and ID `lhsID` sorts before the row with `rhs` and `rhsID`.
     func precedes(
         _ lhs: [AttributeValue], _ lhsID: ManagedObjectID, _ rhs: [AttributeValue], _ rhsID: ManagedObjectID

@@ -30,7 +30,7 @@ extension AnyFetchedResultsController {
             : [fetchRequest.entityName]
         let predicate = fetchRequest.predicate
         func matches(_ object: ManagedObject) -> Bool {
-            !object.isDeleted && (predicate?.evaluate { object.value(forKey: $0) } ?? true)
+            !object.isDeleted && (predicate?.evaluate(with: object) ?? true)
         }
 
         var removed: [ManagedObject] = []

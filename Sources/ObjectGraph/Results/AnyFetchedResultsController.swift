@@ -147,7 +147,7 @@ open class AnyFetchedResultsController {
     // MARK: - Positions
 
     func makeEntry(_ object: ManagedObject, ordering: RowOrdering) -> ResultsEntry {
-        ResultsEntry(object: object, keys: ordering.sortKeys { object.value(forKey: $0) },
+        ResultsEntry(object: object, keys: ordering.sortKeys(for: object),
             sectionName: sectionName(of: object))
     }
 

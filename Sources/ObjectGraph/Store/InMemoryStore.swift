@@ -41,25 +41,125 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
     ) throws(ObjectGraphError) -> [RowSnapshot] {
         let wanted = Set(includesSubentities ? model.entityAndDescendants(of: entity).map(\.name) : [entity.name])
         let root = root(entity)
-        for criterion in sortCriteria where entity.attribute(named: criterion.key) == nil {
-            throw .unknownKey(entity: entity.name, key: criterion.key)
-        }
         let ordering = RowOrdering(criteria: sortCriteria)
+        try ordering.validate(for: entity, in: model)
+        do {
+            try predicate?.validate(for: entity, in: model)
+        } catch {
+            throw .predicate(error)
+        }
+        // Evaluate on a snapshot (copy-on-write, so cheap), following relationships through its rows.
+        let graph = RowGraph(store: self, state: state.withLock { $0 })
         var matches: [(keys: [AttributeValue], snapshot: RowSnapshot)] = []
-        state.withLock { state in
-            for (key, row) in state.rows[root] ?? [:] where wanted.contains(row.entityName) {
-                let concrete = model.entity(named: row.entityName) ?? entity
-                let read = { (name: String) in concrete.attributeIndex(named: name).map { row.values[$0] } ?? .null }
-                if let predicate, !predicate.evaluate(read) { continue }
-                let id = ManagedObjectID(entityName: row.entityName, storeIdentifier: identifier, primaryKey: key)
-                matches.append((ordering.sortKeys(read),
-                    RowSnapshot(objectID: id, values: row.values, version: row.version, toOne: row.toOne)))
-            }
+        for (key, row) in graph.state.rows[root] ?? [:] where wanted.contains(row.entityName) {
+            guard let subject = graph.subject(for: key, row: row) else { continue }
+            if let predicate, !predicate.evaluate(subject: subject) { continue }
+            matches.append((ordering.sortKeys(for: subject),
+                RowSnapshot(objectID: subject.id, values: row.values, version: row.version, toOne: row.toOne)))
         }
         matches.sort { ordering.precedes($0.keys, $0.snapshot.objectID, $1.keys, $1.snapshot.objectID) }
         let start = min(max(offset, 0), matches.count)
         let end = limit > 0 ? min(start + limit, matches.count) : matches.count
         return matches[start..<end].map(\.snapshot)
+    }
+
+    /// The store's rows as predicate subjects: values from the row, relationships through other rows
+    /// (to-many contents looked up once per fetch).
+    private final class RowGraph {
+        let store: InMemoryStore
+        let state: State
+        private struct RelatedKey: Hashable {
+            let entity: ObjectIdentifier
+            let index: Int
+            let key: Int64
+        }
+        private var related: [RelatedKey: [ManagedObjectID]] = [:]
+
+        init(store: InMemoryStore, state: State) {
+            self.store = store
+            self.state = state
+        }
+
+        func subject(for key: Int64, row: Row) -> RowSubject? {
+            guard let entity = store.model.entity(named: row.entityName) else { return nil }
+            let id = ManagedObjectID(entityName: row.entityName, storeIdentifier: store.identifier, primaryKey: key)
+            return RowSubject(graph: self, id: id, row: row, entity: entity)
+        }
+
+        private var subjects: [ManagedObjectID: RowSubject] = [:]
+
+        func subject(for id: ManagedObjectID) -> RowSubject? {
+            if let known = subjects[id] { return known }
+            guard let key = id.primaryKey, let entity = store.model.entity(named: id.entityName),
+                let row = state.rows[store.root(entity)]?[key], let subject = subject(for: key, row: row)
+            else { return nil }
+            subjects[id] = subject
+            return subject
+        }
+
+        /// For one-to-many relationships: the destinations of every owner, by the owner's key, found with one
+        /// pass over the destination's rows (keyed by the inverse, `"Entity.relationship"`). Predicates do not
+        /// depend on the order of a to-many relationship, so these lists are in no particular order.
+        private var inverseIndexes: [String: [Int64: [ManagedObjectID]]] = [:]
+
+        private func inverseIndex(_ inverse: RelationshipDescription, of destination: EntityDescription, owner: EntityDescription)
+            -> [Int64: [ManagedObjectID]]
+        {
+            let indexKey = destination.name + "." + inverse.name
+            if let known = inverseIndexes[indexKey] { return known }
+            let model = store.model
+            let family = Set(model.entityAndDescendants(of: destination).map(\.name))
+            let ownerRoot = store.root(owner)
+            var index: [Int64: [ManagedObjectID]] = [:]
+            for (key, row) in state.rows[store.root(destination)] ?? [:] where family.contains(row.entityName) {
+                guard let concrete = model.entity(named: row.entityName),
+                    let position = concrete.relationships.firstIndex(where: { $0.name == inverse.name }),
+                    position < row.toOne.count, let target = row.toOne[position], let ownerKey = target.primaryKey,
+                    model.entity(named: target.entityName).map(store.root) == ownerRoot
+                else { continue }
+                index[ownerKey, default: []].append(
+                    ManagedObjectID(entityName: row.entityName, storeIdentifier: store.identifier, primaryKey: key))
+            }
+            inverseIndexes[indexKey] = index
+            return index
+        }
+
+        func relatedIDs(of subject: RowSubject, relationshipIndex index: Int) -> [ManagedObjectID] {
+            let relationship = subject.entity.relationships[index]
+            if let destination = store.model.entity(named: relationship.destinationEntityName),
+                let inverse = relationship.inverseName.flatMap(destination.relationship(named:)), !inverse.isToMany
+            {
+                return inverseIndex(inverse, of: destination, owner: subject.entity)[subject.id.primaryKey ?? -1] ?? []
+            }
+            let cacheKey = RelatedKey(entity: ObjectIdentifier(subject.entity), index: index, key: subject.id.primaryKey ?? 0)
+            if let cached = related[cacheKey] { return cached }
+            let ids = (try? store.relatedIDs(of: subject.id, entity: subject.entity, relationshipIndex: index, in: state)) ?? []
+            related[cacheKey] = ids
+            return ids
+        }
+    }
+
+    private struct RowSubject: PredicateSubject {
+        let graph: RowGraph
+        let id: ManagedObjectID
+        let row: Row
+        let entity: EntityDescription
+
+        func predicateValue(forKey key: String) -> AttributeValue {
+            guard let index = entity.attributeIndex(named: key), index < row.values.count else { return .null }
+            return row.values[index]
+        }
+
+        func predicateRelationship(_ key: String) -> PredicateRelationship? {
+            guard let index = entity.relationships.firstIndex(where: { $0.name == key }) else { return nil }
+            if entity.relationships[index].isToMany {
+                return .toMany(graph.relatedIDs(of: self, relationshipIndex: index).compactMap(graph.subject(for:)))
+            }
+            return .toOne(index < row.toOne.count ? row.toOne[index].flatMap(graph.subject(for:)) : nil)
+        }
+
+        var predicateObjectID: ManagedObjectID? { id }
+        var predicateEntity: (EntityDescription, ManagedObjectModel)? { (entity, graph.store.model) }
     }
 
     func count(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool)
@@ -88,31 +188,53 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
         }
         let inverse = relationship.inverseName.flatMap { destination.relationship(named: $0) }
         return state.withLock { state in
-            if let inverse, !inverse.isToMany {
-                let order = state.joins[Self.joinKey(entity, index, key) + "#order"] ?? []
-                let wanted = Set(model.entityAndDescendants(of: destination).map(\.name))
-                return (state.rows[root(destination)] ?? [:]).filter { _, row in
-                    guard wanted.contains(row.entityName), let concrete = model.entity(named: row.entityName),
-                        let inverseIndex = concrete.relationships.firstIndex(where: { $0.name == inverse.name }),
-                        inverseIndex < row.toOne.count, let target = row.toOne[inverseIndex]
-                    else { return false }
-                    return target.primaryKey == key && model.entity(named: target.entityName).map(root) == root(entity)
-                }.keys.sorted().compactMap { pk in
-                    state.rows[root(destination)]?[pk].map {
-                        ManagedObjectID(entityName: $0.entityName, storeIdentifier: identifier, primaryKey: pk)
-                    }
-                }.sorted { lhs, rhs in
-                    // Ordered relationships keep their saved order; others (and newcomers) follow by key.
-                    (order.firstIndex(of: lhs) ?? Int.max, lhs.key) < (order.firstIndex(of: rhs) ?? Int.max, rhs.key)
-                }
-            }
-            let members = state.joins[Self.joinKey(entity, index, key)] ?? []
-            let order = state.joins[Self.joinKey(entity, index, key) + "#order"] ?? []
-            guard !order.isEmpty else { return members }
-            return members.enumerated().sorted { lhs, rhs in
-                (order.firstIndex(of: lhs.element) ?? Int.max, lhs.offset) < (order.firstIndex(of: rhs.element) ?? Int.max, rhs.offset)
-            }.map(\.element)
+            relatedIDs(of: key, entity: entity, relationshipIndex: index, destination: destination, inverse: inverse,
+                in: state)
         }
+    }
+
+    /// The to-many contents of the row `objectID` in `state` (the caller holds the lock or a snapshot).
+    private func relatedIDs(
+        of objectID: ManagedObjectID, entity: EntityDescription, relationshipIndex index: Int, in state: State
+    ) throws(ObjectGraphError) -> [ManagedObjectID] {
+        guard let key = objectID.primaryKey else { return [] }
+        let relationship = entity.relationships[index]
+        guard let destination = model.entity(named: relationship.destinationEntityName) else {
+            throw .unknownEntity(relationship.destinationEntityName)
+        }
+        let inverse = relationship.inverseName.flatMap { destination.relationship(named: $0) }
+        return relatedIDs(of: key, entity: entity, relationshipIndex: index, destination: destination, inverse: inverse,
+            in: state)
+    }
+
+    private func relatedIDs(
+        of key: Int64, entity: EntityDescription, relationshipIndex index: Int, destination: EntityDescription,
+        inverse: RelationshipDescription?, in state: State
+    ) -> [ManagedObjectID] {
+        if let inverse, !inverse.isToMany {
+            let order = state.joins[Self.joinKey(entity, index, key) + "#order"] ?? []
+            let wanted = Set(model.entityAndDescendants(of: destination).map(\.name))
+            return (state.rows[root(destination)] ?? [:]).filter { _, row in
+                guard wanted.contains(row.entityName), let concrete = model.entity(named: row.entityName),
+                    let inverseIndex = concrete.relationships.firstIndex(where: { $0.name == inverse.name }),
+                    inverseIndex < row.toOne.count, let target = row.toOne[inverseIndex]
+                else { return false }
+                return target.primaryKey == key && model.entity(named: target.entityName).map(root) == root(entity)
+            }.keys.sorted().compactMap { pk in
+                state.rows[root(destination)]?[pk].map {
+                    ManagedObjectID(entityName: $0.entityName, storeIdentifier: identifier, primaryKey: pk)
+                }
+            }.sorted { lhs, rhs in
+                // Ordered relationships keep their saved order; others (and newcomers) follow by key.
+                (order.firstIndex(of: lhs) ?? Int.max, lhs.key) < (order.firstIndex(of: rhs) ?? Int.max, rhs.key)
+            }
+        }
+        let members = state.joins[Self.joinKey(entity, index, key)] ?? []
+        let order = state.joins[Self.joinKey(entity, index, key) + "#order"] ?? []
+        guard !order.isEmpty else { return members }
+        return members.enumerated().sorted { lhs, rhs in
+            (order.firstIndex(of: lhs.element) ?? Int.max, lhs.offset) < (order.firstIndex(of: rhs.element) ?? Int.max, rhs.offset)
+        }.map(\.element)
     }
 
     func save(_ request: StoreSaveRequest) throws(ObjectGraphError) -> StoreSaveResult {

@@ -7,10 +7,10 @@ extension SQLiteStore {
     ) throws(ObjectGraphError) -> [RowSnapshot] {
         let layout = try layout(of: entity)
         var (sql, bindings) = try whereClause(layout, predicate, includesSubentities: includesSubentities)
-        sql = "SELECT \(layout.selectList) FROM \(layout.tableName)" + sql
+        sql = "SELECT \(layout.selectList) FROM \(layout.tableName) \(Self.rowAlias)" + sql
         sql += " ORDER BY " + (try sortCriteria.map { criterion throws(ObjectGraphError) in
             try orderTerm(layout, criterion)
-        } + ["Z_PK"]).joined(separator: ", ")
+        } + ["\(Self.rowAlias).Z_PK"]).joined(separator: ", ")
         if limit > 0 || offset > 0 {
             sql += " LIMIT ? OFFSET ?"
             bindings.append(.integer(limit > 0 ? Int64(limit) : -1))
@@ -37,7 +37,7 @@ extension SQLiteStore {
     {
         let layout = try layout(of: entity)
         let (clause, bindings) = try whereClause(layout, predicate, includesSubentities: includesSubentities)
-        let sql = "SELECT count(*) FROM \(layout.tableName)" + clause
+        let sql = "SELECT count(*) FROM \(layout.tableName) \(Self.rowAlias)" + clause
         return try withReader { connection throws(ObjectGraphError) in
             try sqlite {
                 guard case .integer(let count)? = try connection.scalar(sql, bindings.map(\.sqliteValue)) else { return 0 }
@@ -72,18 +72,22 @@ extension SQLiteStore {
         }
     }
 
+    /// The alias of the fetched table in fetch statements; relationship subqueries use `t1`, `t2`, ….
+    static let rowAlias = "t0"
+
     /// ` WHERE Z_ENT IN (…) [AND (predicate)]` with its bound values.
     private func whereClause(_ layout: TableLayout, _ predicate: FetchPredicate?, includesSubentities: Bool)
         throws(ObjectGraphError) -> (String, [AttributeValue])
     {
         let numbers = includesSubentities ? layout.entityNumbersWithDescendants : [layout.entityNumber]
+        let alias = Self.rowAlias
         var sql = numbers.count == 1
-            ? " WHERE Z_ENT = \(layout.entityNumber)"
-            : " WHERE Z_ENT IN (" + numbers.map(String.init).joined(separator: ", ") + ")"
+            ? " WHERE \(alias).Z_ENT = \(layout.entityNumber)"
+            : " WHERE \(alias).Z_ENT IN (" + numbers.map(String.init).joined(separator: ", ") + ")"
         var bindings: [AttributeValue] = []
         if let predicate {
             do {
-                let compiled = try predicate.sqlExpression(columnForKey: layout.column(forKey:))
+                let compiled = try predicate.sqlExpression(for: layout.entity, schema: predicateSchema, alias: alias)
                 sql += " AND (\(compiled.sql))"
                 bindings = compiled.bindings
             } catch {
@@ -93,17 +97,56 @@ extension SQLiteStore {
         return (sql, bindings)
     }
 
-    /// One `ORDER BY` term: the column, folded by the registered function when the comparison asks for it.
+    /// One `ORDER BY` term: the key (through to-one relationships, as a subquery), folded or turned into a
+    /// collation key by the registered functions when the comparison asks for it.
     private func orderTerm(_ layout: TableLayout, _ criterion: SortCriterion) throws(ObjectGraphError) -> String {
-        guard let column = layout.column(forKey: criterion.key) else {
+        let expression: String
+        do {
+            expression = try FetchPredicate.sqlValue(
+                of: criterion.key, for: layout.entity, schema: predicateSchema, alias: Self.rowAlias)
+        } catch {
             throw .unknownKey(entity: layout.entity.name, key: criterion.key)
         }
-        let expression: String
-        switch criterion.comparison {
-        case .binary: expression = column
-        case .caseInsensitive: expression = "\(StringFolding.lowercaseFunctionName)(\(column))"
-        case .caseAndDiacriticInsensitive: expression = "\(StringFolding.foldFunctionName)(\(column))"
+        return criterion.sqlSortKey(expression) + (criterion.ascending ? " ASC" : " DESC")
+    }
+
+    /// The store's tables as predicate compilation sees them.
+    var predicateSchema: SQLiteStorePredicateSchema { SQLiteStorePredicateSchema(store: self) }
+}
+
+/// The SQLite store's layout for compiling predicates and sort criteria: tables and columns from
+/// ``TableLayout``, many-to-many tables from ``JoinTable``.
+struct SQLiteStorePredicateSchema: PredicateSQLSchema {
+    let store: SQLiteStore
+
+    var model: ManagedObjectModel { store.model }
+    var storeIdentifier: String { store.identifier }
+
+    func tableName(of entity: EntityDescription) -> String? { (try? store.layout(of: entity))?.tableName }
+
+    func column(forAttribute name: String, of entity: EntityDescription) -> String? {
+        (try? store.layout(of: entity))?.column(forKey: name)
+    }
+
+    func link(forRelationship name: String, of entity: EntityDescription) -> PredicateSQLLink? {
+        guard let index = entity.relationships.firstIndex(where: { $0.name == name }),
+            let layout = try? store.layout(of: entity)
+        else { return nil }
+        let relationship = entity.relationships[index]
+        if !relationship.isToMany {
+            guard let key = layout.foreignKeys.first(where: { $0.relationshipIndex == index }) else { return nil }
+            return .foreignKey(column: key.name, entityColumn: key.entityColumn?.name)
         }
-        return expression + (criterion.ascending ? " ASC" : " DESC")
+        if let table = store.joinTable(of: entity, relationshipIndex: index) {
+            return .joinTable(name: table.name, ownColumn: table.ownColumn, otherColumn: table.otherColumn)
+        }
+        guard let inverseName = relationship.inverseName,
+            let destination = model.entity(named: relationship.destinationEntityName),
+            let destinationLayout = try? store.layout(of: destination),
+            let key = destinationLayout.foreignKeys.first(where: {
+                destination.relationships[$0.relationshipIndex].name == inverseName
+            })
+        else { return nil }
+        return .inverseForeignKey(column: key.name)
     }
 }
