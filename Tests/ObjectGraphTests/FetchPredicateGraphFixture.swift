@@ -244,7 +244,7 @@ final class PredicateGraph: @unchecked Sendable {
             let entity = model.entity(named: name)
         else { throw ObjectGraphError.unknownEntity(name) }
         let layout = try store.layout(of: entity)
-        let compiled = try try bindObjects(predicate, on: sqlite)
+        let compiled = try bindObjects(predicate, on: sqlite)
             .sqlExpression(for: entity, schema: SQLiteStorePredicateSchema(store: store), alias: "t0")
         let sql = "SELECT t0.\(layout.column(forKey: "serial") ?? "") FROM \(layout.tableName) t0 WHERE t0.Z_ENT IN ("
             + layout.entityNumbersWithDescendants.map(String.init).joined(separator: ", ") + ") AND (\(compiled.sql))"

@@ -177,7 +177,7 @@ private final class SmallGraph: @unchecked Sendable {
         try check("SELF == %@", try #require(objects["Acme"]), [])
         let fresh = try graph.context.performAndWait { try graph.context.insertNewObject(forEntityName: "Person") }
         try check("SELF IN %@", [fresh], [])
-        try graph.context.performAndWait { graph.context.delete(fresh) }
+        graph.context.performAndWait { graph.context.delete(fresh) }
         // A template variable can be an object too.
         let template = try FetchPredicate(format: "company == $COMPANY")
         let filled = try template.withSubstitutionVariables(arguments: ["COMPANY": try #require(objects["Initech"])])

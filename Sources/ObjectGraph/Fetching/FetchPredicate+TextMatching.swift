@@ -19,8 +19,9 @@ extension FetchPredicate {
             case fold
 
             init(_ options: ComparisonOptions) {
-                let options = options.effective
-                switch (options.contains(.caseInsensitive), options.contains(.diacriticInsensitive)) {
+                let bits = options.effective.rawValue
+                switch (bits & ComparisonOptions.caseInsensitive.rawValue != 0,
+                    bits & ComparisonOptions.diacriticInsensitive.rawValue != 0) {
                 case (false, false): self = .none
                 case (true, false): self = .lowercase
                 case (false, true): self = .unaccent

@@ -19,6 +19,9 @@ extension SQLiteStore {
         let storeIdentifier = identifier
         return try withReader { connection throws(ObjectGraphError) in
             try sqlite {
+                // Every predicate shape is a statement of its own; keep the cache from growing without bound
+                // (a filter field makes a new shape per keystroke).
+                if connection.cachedStatementCount > Self.statementCacheLimit { connection.clearStatementCache() }
                 let statement = try connection.cachedStatement(sql)
                 try statement.bind(bindings.map(\.sqliteValue))
                 var rows: [RowSnapshot] = []
@@ -74,6 +77,9 @@ extension SQLiteStore {
 
     /// The alias of the fetched table in fetch statements; relationship subqueries use `t1`, `t2`, ….
     static let rowAlias = "t0"
+
+    /// How many prepared statements a reader connection keeps before it starts afresh.
+    static let statementCacheLimit = 256
 
     /// ` WHERE Z_ENT IN (…) [AND (predicate)]` with its bound values.
     private func whereClause(_ layout: TableLayout, _ predicate: FetchPredicate?, includesSubentities: Bool)
