@@ -17,12 +17,20 @@ public struct ContextDidSave: Sendable, CustomStringConvertible {
     public let contextName: String?
     /// The saved rows of inserted and updated objects.
     let snapshots: [ManagedObjectID: RowSnapshot]
+    /// The permanent IDs the save gave objects that had temporary ones (temporary → permanent). Contexts
+    /// that merge the save and know those objects by their temporary IDs (children of the saving context)
+    /// switch them to the permanent ones.
+    public let permanentIDs: [ManagedObjectID: ManagedObjectID]
     /// Identifies the saving context, so that it does not merge its own save.
     let sourceContext: ObjectIdentifier
+    /// Whether the save reached a store (true) or was a child context's push into its parent (false, row
+    /// versions unchanged: merging it takes its values unconditionally, last writer wins).
+    let reachedStore: Bool
 
     init(
         inserted: Set<ManagedObjectID>, updated: Set<ManagedObjectID>, deleted: Set<ManagedObjectID>,
-        snapshots: [ManagedObjectID: RowSnapshot], contextName: String?, sourceContext: ObjectIdentifier
+        snapshots: [ManagedObjectID: RowSnapshot], contextName: String?, sourceContext: ObjectIdentifier,
+        permanentIDs: [ManagedObjectID: ManagedObjectID] = [:], reachedStore: Bool = true
     ) {
         insertedObjectIDs = inserted
         updatedObjectIDs = updated
@@ -30,6 +38,8 @@ public struct ContextDidSave: Sendable, CustomStringConvertible {
         self.snapshots = snapshots
         self.contextName = contextName
         self.sourceContext = sourceContext
+        self.permanentIDs = permanentIDs
+        self.reachedStore = reachedStore
     }
 
     /// True when the save changed nothing.
@@ -67,6 +77,8 @@ extension Notification.Name {
     /// Posted by a context after it saved; `object` is the context, `userInfo[ContextDidSave.userInfoKey]`
     /// the ``ContextDidSave``.
     public static let managedObjectContextDidSave = Notification.Name("ObjectGraph.ManagedObjectContextDidSave")
+    /// Posted by a context when a save begins, before objects are validated; `object` is the context.
+    public static let managedObjectContextWillSave = Notification.Name("ObjectGraph.ManagedObjectContextWillSave")
 }
 
 extension ContextDidSave {

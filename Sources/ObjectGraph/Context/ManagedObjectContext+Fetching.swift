@@ -13,11 +13,11 @@ extension ManagedObjectContext {
     public func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>) throws(ObjectGraphError) -> [Result] {
         checkQueue("fetch(_:)")
         let entity = try entity(named: request.entityName)
-        let store = try storeForReading(entity)
+        let source = try objectSource()
         let pendingObjects = request.includesPendingChanges
             ? pendingObjects(of: entity, includesSubentities: request.includesSubentities) : []
         let needsMemoryPass = !pendingObjects.isEmpty
-        let rows = try store.backend.fetch(
+        let rows = try source.fetch(
             entity: entity, predicate: request.predicate, sortCriteria: request.sortCriteria,
             limit: needsMemoryPass ? 0 : request.fetchLimit, offset: needsMemoryPass ? 0 : request.fetchOffset,
             includesSubentities: request.includesSubentities)
@@ -65,7 +65,7 @@ extension ManagedObjectContext {
         {
             return try fetch(request).count
         }
-        var count = try storeForReading(entity).backend.count(entity: entity, predicate: request.predicate,
+        var count = try objectSource().count(entity: entity, predicate: request.predicate,
             includesSubentities: request.includesSubentities)
         count = max(0, count - max(request.fetchOffset, 0))
         return request.fetchLimit > 0 ? min(count, request.fetchLimit) : count
@@ -78,7 +78,10 @@ extension ManagedObjectContext {
         checkQueue("existingObject(with:)")
         if let object = registeredObjects[objectID], !object.faultFlag { return object }
         let entity = try entity(named: objectID.entityName)
-        guard let row = try storeForReading(entity).backend.rows(for: [objectID], entity: entity).first else {
+        if let object = permanentIDsByTemporaryID[objectID].flatMap({ registeredObjects[$0] }), !object.faultFlag {
+            return object
+        }
+        guard let row = try objectSource().rows(for: [objectID], entity: entity).first else {
             throw .objectNotInContext(objectID)
         }
         return materialize(row, entity: entity)
@@ -96,7 +99,7 @@ extension ManagedObjectContext {
         {
             return try fetch(request).map(\.objectID)
         }
-        return try storeForReading(entity).backend.fetch(
+        return try objectSource().fetch(
             entity: entity, predicate: request.predicate, sortCriteria: request.sortCriteria,
             limit: request.fetchLimit, offset: request.fetchOffset, includesSubentities: request.includesSubentities
         ).map(\.objectID)
@@ -118,8 +121,8 @@ extension ManagedObjectContext {
             }
             prefetchToMany(key, for: objects, into: &wanted)
             for (entityName, ids) in wanted {
-                guard let entity = model.entity(named: entityName), let store = try? storeForReading(entity),
-                    let rows = try? store.backend.rows(for: Array(Set(ids)), entity: entity)
+                guard let entity = model.entity(named: entityName), let source = try? objectSource(),
+                    let rows = try? source.rows(for: Array(Set(ids)), entity: entity)
                 else { continue }
                 for row in rows { _ = materialize(row, entity: entity) }
             }
@@ -130,7 +133,7 @@ extension ManagedObjectContext {
     /// entity, and adds the destinations that still need their rows to `wanted`.
     private func prefetchToMany(_ key: String, for objects: [ManagedObject], into wanted: inout [String: [ManagedObjectID]]) {
         var owners: [String: [ManagedObject]] = [:]
-        for object in objects where !object.objectID.isTemporaryID {
+        for object in objects where !object.insertedFlag {
             guard let index = object.entity.relationships.firstIndex(where: { $0.name == key }),
                 object.entity.relationships[index].isToMany, case .fault = object.relationshipSlots[index]
             else { continue }
@@ -139,8 +142,8 @@ extension ManagedObjectContext {
         for (_, group) in owners {
             guard let entity = group.first?.entity,
                 let index = entity.relationships.firstIndex(where: { $0.name == key }),
-                let store = try? storeForReading(entity),
-                let related = try? store.backend.relatedIDs(ofMany: group.map(\.objectID), entity: entity,
+                let source = try? objectSource(),
+                let related = try? source.relatedIDs(ofMany: group.map(\.objectID), entity: entity,
                     relationshipIndex: index)
             else { continue }
             for owner in group {
@@ -160,11 +163,6 @@ extension ManagedObjectContext {
         guard let coordinator = persistentStoreCoordinator else { throw .noCoordinator(context: description) }
         guard let entity = coordinator.managedObjectModel.entity(named: name) else { throw .unknownEntity(name) }
         return entity
-    }
-
-    func storeForReading(_ entity: EntityDescription) throws(ObjectGraphError) -> PersistentStore {
-        guard let coordinator = persistentStoreCoordinator else { throw .noCoordinator(context: description) }
-        return try coordinator.store(for: entity)
     }
 
     /// Unsaved inserted, updated and deleted objects of `entity` (and of its sub-entities, if asked).

@@ -16,12 +16,15 @@ extension ManagedObjectContext {
     public func mergeChanges(fromContextDidSaves saves: [ContextDidSave]) {
         checkQueue("mergeChanges(fromContextDidSave:)")
         guard let model = persistentStoreCoordinator?.managedObjectModel else { return }
+        adoptPendingPermanentIDs()
         for save in saves where save.sourceContext != ObjectIdentifier(self) {
+            // Objects this context knows by temporary IDs (a child of the saving context) follow them.
+            if !save.permanentIDs.isEmpty { adoptPermanentIDs(save.permanentIDs) }
             for id in save.insertedObjectIDs.union(save.updatedObjectIDs) {
                 guard let row = save.snapshots[id], let entity = model.entity(named: id.entityName) else { continue }
                 if let object = registeredObjects[id] {
                     let previous = object.storedToOne
-                    refresh(object, with: row)
+                    refresh(object, with: row, unconditionally: !save.reachedStore)
                     reconcileMergedToOne(object, previous: previous)
                 } else {
                     let object = materialize(row, entity: entity)
@@ -68,8 +71,22 @@ extension ManagedObjectContext {
     }
 
     /// Replaces a registered object's saved values with newer ones, re-applying its unsaved changes.
-    private func refresh(_ object: ManagedObject, with row: RowSnapshot) {
-        guard row.version > object.rowVersion || object.faultFlag else { return }
+    ///
+    /// A save that reached a store replaces only older rows; a sibling child's push into a shared parent has
+    /// no new row version and is taken as it is (last writer wins). An object whose saved state is already
+    /// the row's (its own save seen again through a parent) is left alone and not reported, unless it has a
+    /// loaded to-many relationship, which the row does not describe.
+    private func refresh(_ object: ManagedObject, with row: RowSnapshot, unconditionally: Bool) {
+        guard unconditionally || row.version > object.rowVersion || object.faultFlag else { return }
+        // (A loaded to-many relationship may have changed even when values and to-ones did not.)
+        if !object.faultFlag, let committed = object.committed, committed.count == row.values.count,
+            zip(committed, row.values).allSatisfy({ $0.isIdentical(to: $1) }),
+            row.toOne.isEmpty || row.toOne == object.storedToOne,
+            !object.relationshipSlots.contains(where: { if case .toMany = $0 { true } else { false } })
+        {
+            object.rowVersion = max(object.rowVersion, row.version)
+            return
+        }
         object.adoptStoredValues(row)
         pending.note(object, .refreshed)
     }

@@ -117,9 +117,8 @@ extension ManagedObjectContext {
             object.awakeFromFetch()
             return
         }
-        guard let coordinator = persistentStoreCoordinator,
-            let store = try? coordinator.store(for: object.entity),
-            let row = try? store.backend.rows(for: [object.objectID], entity: object.entity).first
+        guard let source = try? objectSource(),
+            let row = try? source.rows(for: [object.objectID], entity: object.entity).first
         else {
             object.deletedFlag = true
             return

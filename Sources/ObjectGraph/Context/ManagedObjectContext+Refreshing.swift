@@ -11,8 +11,8 @@ extension ManagedObjectContext {
         checkQueue("refresh(_:mergeChanges:)")
         guard object.managedObjectContext === self, !object.insertedFlag, !object.deletedFlag else { return }
         if mergeChanges {
-            guard let store = try? storeForReading(object.entity),
-                let row = try? store.backend.rows(for: [object.objectID], entity: object.entity).first
+            guard let source = try? objectSource(),
+                let row = try? source.rows(for: [object.objectID], entity: object.entity).first
             else { return }
             object.adoptStoredValues(row)
         } else {

@@ -1,8 +1,12 @@
 extension ManagedObjectContext {
     /// The IDs a to-many relationship holds in the store (none for an object never saved).
     func storedRelatedIDs(of object: ManagedObject, relationshipIndex index: Int) -> [ManagedObjectID] {
-        guard !object.objectID.isTemporaryID, let store = try? storeForReading(object.entity) else { return [] }
-        return (try? store.backend.relatedIDs(of: object.objectID, entity: object.entity, relationshipIndex: index)) ?? []
+        // A child's saved objects may still have temporary IDs: its parent knows their relationships.
+        guard !object.insertedFlag, parent != nil || !object.objectID.isTemporaryID,
+            let source = try? objectSource(),
+            let related = try? source.relatedIDs(of: object.objectID, entity: object.entity, relationshipIndex: index)
+        else { return [] }
+        return related
     }
 
     /// Brings a to-many relationship just read from the store up to date with this context's unsaved changes

@@ -18,6 +18,7 @@ extension ManagedObjectContext {
         processPendingChanges()
         guard hasChanges else { return }
         guard let coordinator = persistentStoreCoordinator else { throw .noCoordinator(context: description) }
+        notifyWillSave()
 
         // Primary keys are handed out in insertion order, so objects keep their tie-break order when their
         // temporary IDs become permanent.
@@ -42,6 +43,10 @@ extension ManagedObjectContext {
         for object in updated { try collect { () throws(ObjectGraphError) in try object.validateForUpdate() } }
         for object in deleted { try collect { () throws(ObjectGraphError) in try object.validateForDelete() } }
         if !failures.isEmpty { throw .validation(failures) }
+        if let parent {
+            try saveIntoParent(parent, inserted: inserted, updated: updated, deleted: deleted)
+            return
+        }
 
         var request = StoreSaveRequest()
         guard let anyObject = (inserted + updated + deleted).first else { return }
@@ -66,8 +71,14 @@ extension ManagedObjectContext {
         // The store committed: from here on nothing can fail.
         var snapshots: [ManagedObjectID: RowSnapshot] = [:]
         var insertedIDs: Set<ManagedObjectID> = []
+        var permanentIDs: [ManagedObjectID: ManagedObjectID] = [:]
+        let remembersTemporaryIDs = isParentOfChildren.load(ordering: .relaxed)
         for (object, insert) in zip(inserted, request.inserts) {
             guard let permanent = result.permanentIDs[object.objectID] else { continue }
+            if object.objectID.isTemporaryID {
+                permanentIDs[object.objectID] = permanent
+                if remembersTemporaryIDs { permanentIDsByTemporaryID[object.objectID] = permanent }
+            }
             registeredObjects[object.objectID] = nil
             object.objectID = permanent
             registeredObjects[permanent] = object
@@ -106,14 +117,15 @@ extension ManagedObjectContext {
             object.didSave()
             object.managedObjectContext = nil
         }
+        passPermanentIDsToChildren(permanentIDs)
         notifyDidSave(
             ContextDidSave(
                 inserted: insertedIDs, updated: updatedIDs, deleted: deletedIDs, snapshots: snapshots,
-                contextName: name, sourceContext: ObjectIdentifier(self)))
+                contextName: name, sourceContext: ObjectIdentifier(self), permanentIDs: permanentIDs))
     }
 
     /// Values as the store keeps them: transient attributes are never saved.
-    private func persistentValues(_ object: ManagedObject) -> [AttributeValue] {
+    func persistentValues(_ object: ManagedObject) -> [AttributeValue] {
         var values = object.storage
         for (index, attribute) in object.entity.attributes.enumerated() where attribute.isTransient {
             values[index] = .null

@@ -25,15 +25,44 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public let concurrencyType: ConcurrencyType
     /// A name for debugging and for save notifications.
     public var name: String?
-    /// The coordinator whose stores this context reads and saves. Set it before first use.
+    /// The coordinator whose stores this context reads and saves. Set it (or ``parent``) before first use;
+    /// a child context reports its parent's coordinator.
     public var persistentStoreCoordinator: PersistentStoreCoordinator? {
-        didSet { updateAutomaticMerging() }
+        get { parent?.persistentStoreCoordinator ?? attachedCoordinator }
+        set {
+            attachedCoordinator = newValue
+            updateAutomaticMerging()
+        }
     }
-    /// Whether saves of other contexts on the same coordinator are merged into this one automatically,
-    /// on this context's queue (coalescing saves that arrive faster than they can be merged).
+    /// The context this one reads through and saves into, making it a *child* context (Core Data's
+    /// `parent`). A child's ``save()`` pushes its changes into the parent's objects and touches no disk;
+    /// its fetches see the parent's unsaved state. Set either this or ``persistentStoreCoordinator``.
+    public var parent: ManagedObjectContext? {
+        didSet {
+            precondition(parent !== self, "A context cannot be its own parent.")
+            parent?.isParentOfChildren.store(true, ordering: .relaxed)
+            parent?.registerChild(self)
+            updateAutomaticMerging()
+        }
+    }
+    /// Whether saves that reach this context's parent store are merged into it automatically, on this
+    /// context's queue, coalescing saves that arrive faster than they can be merged. For a context on a
+    /// coordinator: the saves of every other context on it. For a child context: the parent's own saves and
+    /// the saves its other children push into it.
     public var automaticallyMergesChangesFromParent = false {
         didSet { updateAutomaticMerging() }
     }
+
+    private var attachedCoordinator: PersistentStoreCoordinator?
+    /// Set once a child context names this one as its parent: temporary IDs this context re-keys are then
+    /// remembered, so the child can still look objects up by the IDs it knows.
+    let isParentOfChildren = Atomic<Bool>(false)
+    /// Temporary IDs that became permanent (by this context's save or a merged one), for lookups by children.
+    var permanentIDsByTemporaryID: [ManagedObjectID: ManagedObjectID] = [:]
+    /// Permanent IDs handed down by the parent, not yet adopted on this context's queue.
+    let pendingPermanentIDs = Mutex<[ManagedObjectID: ManagedObjectID]>([:])
+    /// This context's children, which follow the permanent IDs its objects get.
+    let children = Mutex<[WeakContext]>([])
 
     let queue: DispatchQueue
     private let serial: Int
@@ -48,6 +77,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     private let objectsDidChangeObservers = ObserverList<(ObjectsDidChange) -> Void>()
     private let didSaveObservers = Mutex<[UInt64: @Sendable (ContextDidSave) -> Void]>([:])
+    private let willSaveObservers = ObserverList<() -> Void>()
+    /// Told about saves that reached this context as a parent store: its own saves and its children's pushes.
+    private let parentStoreSaveObservers = Mutex<[UInt64: @Sendable (ContextDidSave) -> Void]>([:])
     private let nextObserverID = Atomic<UInt64>(0)
     private var automaticMergeToken: ObservationToken?
     let incomingSaves = Mutex<(saves: [ContextDidSave], scheduled: Bool)>(([], false))
@@ -104,7 +136,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Whether the current code runs on this context's queue.
     var isOnQueue: Bool {
         switch concurrencyType {
-        case .mainQueue: DispatchQueue.getSpecific(key: Self.mainQueueKey) == true
+        // Only the main thread ever runs the main queue, so on the main thread a main-queue context is
+        // always safe to use (also from inside a `performAndWait` of a private context called from there).
+        case .mainQueue: Thread.isMainThread || DispatchQueue.getSpecific(key: Self.mainQueueKey) == true
         case .privateQueue: DispatchQueue.getSpecific(key: Self.queueKey) == serial
         }
     }
@@ -213,7 +247,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// The registered object for `objectID`, without any I/O; nil when none is registered.
     public func registeredObject(for objectID: ManagedObjectID) -> ManagedObject? {
         checkQueue("registeredObject(for:)")
-        return registeredObjects[objectID]
+        return registeredObjects[objectID] ?? permanentIDsByTemporaryID[objectID].flatMap { registeredObjects[$0] }
     }
 
     /// The object for `objectID`: the registered one, or a fault that loads its values when first read.
@@ -221,6 +255,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public func object(with objectID: ManagedObjectID) throws(ObjectGraphError) -> ManagedObject {
         checkQueue("object(with:)")
         if let object = registeredObjects[objectID] { return object }
+        if let object = permanentIDsByTemporaryID[objectID].flatMap({ registeredObjects[$0] }) { return object }
         guard let entity = persistentStoreCoordinator?.managedObjectModel.entity(named: objectID.entityName) else {
             throw .unknownEntity(objectID.entityName)
         }
@@ -251,22 +286,64 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         for handler in handlers { handler(change) }
     }
 
+    /// Observes this context's saves just before they start (Core Data's `NSManagedObjectContextWillSave`),
+    /// delivered on the context's queue.
+    public func addWillSaveObserver(_ handler: @escaping () -> Void) -> ObservationToken {
+        let id = nextObserverID.add(1, ordering: .relaxed).newValue
+        willSaveObservers.add(id, handler)
+        return ObservationToken { [weak self] in self?.willSaveObservers.remove(id) }
+    }
+
+    func notifyWillSave() {
+        for handler in willSaveObservers.handlers { handler() }
+        NotificationCenter.default.post(name: .managedObjectContextWillSave, object: self)
+    }
+
     func notifyDidSave(_ save: ContextDidSave) {
         let handlers = didSaveObservers.withLock { $0.sorted { $0.key < $1.key }.map(\.value) }
         for handler in handlers { handler(save) }
         NotificationCenter.default.post(
             name: .managedObjectContextDidSave, object: self, userInfo: [ContextDidSave.userInfoKey: save])
-        persistentStoreCoordinator?.broadcast(save)
+        if parent == nil { attachedCoordinator?.broadcast(save) }
+        notifyParentStoreSave(save)
+    }
+
+    /// Tells this context's children (those merging automatically) about a save that reached it.
+    func notifyParentStoreSave(_ save: ContextDidSave) {
+        let handlers = parentStoreSaveObservers.withLock { Array($0.values) }
+        for handler in handlers { handler(save) }
+    }
+
+    private func addParentStoreSaveObserver(_ handler: @escaping @Sendable (ContextDidSave) -> Void)
+        -> ObservationToken
+    {
+        let id = nextObserverID.add(1, ordering: .relaxed).newValue
+        parentStoreSaveObservers.withLock { $0[id] = handler }
+        return ObservationToken { [weak self] in
+            _ = self?.parentStoreSaveObservers.withLock { $0.removeValue(forKey: id) }
+        }
     }
 
     private func updateAutomaticMerging() {
         automaticMergeToken = nil
-        guard automaticallyMergesChangesFromParent, let coordinator = persistentStoreCoordinator else { return }
+        guard automaticallyMergesChangesFromParent else { return }
         let me = ObjectIdentifier(self)
-        automaticMergeToken = coordinator.addSaveObserver { [weak self] save in
+        let merge: @Sendable (ContextDidSave) -> Void = { [weak self] save in
             guard save.sourceContext != me else { return }
             self?.enqueueMerge(save)
         }
+        if let parent {
+            automaticMergeToken = parent.addParentStoreSaveObserver(merge)
+        } else if let coordinator = attachedCoordinator {
+            automaticMergeToken = coordinator.addSaveObserver(merge)
+        }
+    }
+
+    /// Where this context reads rows: its parent context, or its coordinator's stores.
+    func objectSource() throws(ObjectGraphError) -> any ObjectSource {
+        if let parent { return ParentContextObjectSource(parent: parent, child: self) }
+        guard let coordinator = attachedCoordinator else { throw .noCoordinator(context: description) }
+        return CoordinatorObjectSource(coordinator: coordinator)
     }
 
     public var description: String {

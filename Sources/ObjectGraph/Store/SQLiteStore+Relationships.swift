@@ -68,7 +68,8 @@ extension SQLiteStore {
         let owners = Dictionary(objectIDs.compactMap { id in id.primaryKey.map { ($0, id) } }, uniquingKeysWith: { a, _ in a })
         let select: String
         if let table = joinTable(of: entity, relationshipIndex: index) {
-            select = "SELECT j.\(table.ownColumn), d.Z_PK, d.Z_ENT FROM \(table.name) j JOIN \(destinationLayout.tableName) d "
+            let order = table.orderColumn.map { ", j.\($0)" } ?? ""
+            select = "SELECT j.\(table.ownColumn), d.Z_PK, d.Z_ENT\(order) FROM \(table.name) j JOIN \(destinationLayout.tableName) d "
                 + "ON d.Z_PK = j.\(table.otherColumn) WHERE j.\(table.ownColumn) IN "
         } else if let inverseName = relationship.inverseName,
             let foreignKey = destinationLayout.foreignKeys.first(where: {

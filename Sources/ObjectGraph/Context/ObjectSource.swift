@@ -1,0 +1,150 @@
+import Foundation
+
+/// Where a context reads the rows behind its objects: the coordinator's stores for a context attached to a
+/// coordinator, the parent context for a child context (Core Data's "parent store").
+///
+/// Rows come back as ``RowSnapshot``s either way, so fetching, fault firing and relationship loading work
+/// the same in a child as in a root context; a child simply sees its parent's unsaved state as "the store".
+protocol ObjectSource: Sendable {
+    /// Rows of `entity` matching `predicate`, in `sortCriteria` order, then by object ID.
+    func fetch(
+        entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], limit: Int,
+        offset: Int, includesSubentities: Bool
+    ) throws(ObjectGraphError) -> [RowSnapshot]
+    /// The number of rows `fetch` would return without limit and offset.
+    func count(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool)
+        throws(ObjectGraphError) -> Int
+    /// The rows with these IDs that (still) exist.
+    func rows(for ids: [ManagedObjectID], entity: EntityDescription) throws(ObjectGraphError) -> [RowSnapshot]
+    /// The destinations of a to-many relationship of one object, in order for ordered relationships.
+    func relatedIDs(of objectID: ManagedObjectID, entity: EntityDescription, relationshipIndex: Int)
+        throws(ObjectGraphError) -> [ManagedObjectID]
+    /// The same for many objects at once (prefetching).
+    func relatedIDs(ofMany objectIDs: [ManagedObjectID], entity: EntityDescription, relationshipIndex: Int)
+        throws(ObjectGraphError) -> [ManagedObjectID: [ManagedObjectID]]
+}
+
+/// A root context's source: the store that holds each entity, through the coordinator.
+struct CoordinatorObjectSource: ObjectSource {
+    let coordinator: PersistentStoreCoordinator
+
+    func fetch(
+        entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], limit: Int,
+        offset: Int, includesSubentities: Bool
+    ) throws(ObjectGraphError) -> [RowSnapshot] {
+        try coordinator.store(for: entity).backend.fetch(
+            entity: entity, predicate: predicate, sortCriteria: sortCriteria, limit: limit, offset: offset,
+            includesSubentities: includesSubentities)
+    }
+
+    func count(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool)
+        throws(ObjectGraphError) -> Int
+    {
+        try coordinator.store(for: entity).backend.count(
+            entity: entity, predicate: predicate, includesSubentities: includesSubentities)
+    }
+
+    func rows(for ids: [ManagedObjectID], entity: EntityDescription) throws(ObjectGraphError) -> [RowSnapshot] {
+        try coordinator.store(for: entity).backend.rows(for: ids, entity: entity)
+    }
+
+    func relatedIDs(of objectID: ManagedObjectID, entity: EntityDescription, relationshipIndex: Int)
+        throws(ObjectGraphError) -> [ManagedObjectID]
+    {
+        try coordinator.store(for: entity).backend.relatedIDs(
+            of: objectID, entity: entity, relationshipIndex: relationshipIndex)
+    }
+
+    func relatedIDs(ofMany objectIDs: [ManagedObjectID], entity: EntityDescription, relationshipIndex: Int)
+        throws(ObjectGraphError) -> [ManagedObjectID: [ManagedObjectID]]
+    {
+        try coordinator.store(for: entity).backend.relatedIDs(
+            ofMany: objectIDs, entity: entity, relationshipIndex: relationshipIndex)
+    }
+}
+
+/// A child context's source: its parent context, asked on the parent's queue. What the child reads is the
+/// parent's current state, unsaved changes included, exactly as Core Data mediates a child's fetches.
+///
+/// After each answer the child adopts any permanent IDs the parent's objects got meanwhile, so rows that
+/// name objects by their new permanent IDs meet the same objects in the child.
+struct ParentContextObjectSource: ObjectSource {
+    let parent: ManagedObjectContext
+    let child: ManagedObjectContext
+
+    func fetch(
+        entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], limit: Int,
+        offset: Int, includesSubentities: Bool
+    ) throws(ObjectGraphError) -> [RowSnapshot] {
+        var request = FetchRequest<ManagedObject>(entityName: entity.name)
+        request.predicate = predicate
+        request.sortCriteria = sortCriteria
+        request.fetchLimit = limit
+        request.fetchOffset = offset
+        request.includesSubentities = includesSubentities
+        let parent = parent
+        return try onParentQueue { () throws(ObjectGraphError) in
+            try parent.fetch(request).compactMap { parent.snapshotForChild($0) }
+        }
+    }
+
+    func count(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool)
+        throws(ObjectGraphError) -> Int
+    {
+        var request = FetchRequest<ManagedObject>(entityName: entity.name)
+        request.predicate = predicate
+        request.includesSubentities = includesSubentities
+        let parent = parent
+        return try onParentQueue { () throws(ObjectGraphError) in try parent.count(for: request) }
+    }
+
+    func rows(for ids: [ManagedObjectID], entity: EntityDescription) throws(ObjectGraphError) -> [RowSnapshot] {
+        let parent = parent
+        return onParentQueue {
+            ids.compactMap { id in
+                parent.objectForChild(id).flatMap { parent.snapshotForChild($0) }
+            }
+        }
+    }
+
+    func relatedIDs(of objectID: ManagedObjectID, entity: EntityDescription, relationshipIndex: Int)
+        throws(ObjectGraphError) -> [ManagedObjectID]
+    {
+        try relatedIDs(ofMany: [objectID], entity: entity, relationshipIndex: relationshipIndex)[objectID] ?? []
+    }
+
+    func relatedIDs(ofMany objectIDs: [ManagedObjectID], entity: EntityDescription, relationshipIndex: Int)
+        throws(ObjectGraphError) -> [ManagedObjectID: [ManagedObjectID]]
+    {
+        let parent = parent
+        return onParentQueue {
+            var result: [ManagedObjectID: [ManagedObjectID]] = [:]
+            for id in objectIDs {
+                guard let object = parent.objectForChild(id), !object.deletedFlag,
+                    relationshipIndex < object.entity.relationships.count
+                else { continue }
+                result[id] = object.loadedToMany(relationshipIndex).items.filter { !$0.deletedFlag }.map(\.objectID)
+            }
+            return result
+        }
+    }
+
+    /// Runs `body` on the parent's queue (inline when already there) and hands back its result.
+    private func onParentQueue<T>(_ body: () throws(ObjectGraphError) -> T) throws(ObjectGraphError) -> T {
+        let result: Result<T, ObjectGraphError> = parent.performAndWait {
+            parent.adoptPendingPermanentIDs()
+            do throws(ObjectGraphError) { return .success(try body()) } catch { return .failure(error) }
+        }
+        child.adoptPendingPermanentIDs()
+        return try result.get()
+    }
+
+    private func onParentQueue<T>(_ body: () -> T) -> T {
+        let result = parent.performAndWait {
+            parent.adoptPendingPermanentIDs()
+            return body()
+        }
+        child.adoptPendingPermanentIDs()
+        return result
+    }
+}
