@@ -155,11 +155,13 @@ extension ManagedObject {
     // Primitive changes: one side only, recorded as a change of this object.
 
     func setToOne(_ index: Int, _ object: ManagedObject?) {
+        managedObjectContext?.undoWillChange(self, relationship: index)
         relationshipSlots[index] = .toOne(object)
         noteRelationshipChange(index)
     }
 
     func insertToMany(_ index: Int, _ object: ManagedObject, at position: Int?) {
+        managedObjectContext?.undoWillChange(self, relationship: index)
         var objects = loadedToMany(index)
         let changed = position.map { objects.insert(object, at: $0) } ?? objects.append(object)
         relationshipSlots[index] = .toMany(objects)
@@ -167,6 +169,7 @@ extension ManagedObject {
     }
 
     func removeToMany(_ index: Int, _ object: ManagedObject) {
+        managedObjectContext?.undoWillChange(self, relationship: index)
         var objects = loadedToMany(index)
         let changed = objects.remove(object)
         relationshipSlots[index] = .toMany(objects)

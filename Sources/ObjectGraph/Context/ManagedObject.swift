@@ -131,6 +131,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         managedObjectContext?.checkQueue("setting \(entity.name).\(entity.attributes[index].name)")
         if faultFlag { managedObjectContext?.fulfillFault(self) }
         if storage[index].isIdentical(to: value) { return }
+        managedObjectContext?.undoWillChange(self, attribute: index)
         storage[index] = value
         if !entity.attributes[index].isTransient { changedAttributes.insert(index) }
         managedObjectContext?.objectDidChange(self)

@@ -132,6 +132,7 @@ extension ManagedObjectContext {
     /// Undoes this context's unsaved deletion of `object` (a child saved changes to it after the deletion
     /// reached here: last writer wins). Returns whether it was revived.
     private func reviveIfDeleted(_ object: ManagedObject) -> Bool {
+        if object.deletedFlag { undoWillChange(object) }
         let key = ObjectIdentifier(object)
         guard object.deletedFlag, deletedObjectsByIdentity.removeValue(forKey: key) != nil else { return false }
         object.deletedFlag = false

@@ -42,6 +42,7 @@ extension ManagedObjectContext {
     /// directly) at the end of the current queue turn, as Core Data does at the end of a run-loop event.
     public func processPendingChanges() {
         checkQueue("processPendingChanges()")
+        defer { undoEventDidEnd() }
         isProcessingScheduled = false
         guard !pending.isEmpty else { return }
         let changes = pending
@@ -79,6 +80,7 @@ extension ManagedObjectContext {
         pending = PendingChanges()
         pending.invalidatedAll = true
         processPendingChanges()
+        undoDiscardAllActions()
     }
 
     /// Discards unsaved changes: inserted objects are dropped, deleted ones restored, updated ones put back
@@ -106,6 +108,7 @@ extension ManagedObjectContext {
         updatedObjectsByIdentity.removeAll()
         deletedObjectsByIdentity.removeAll()
         processPendingChanges()
+        undoDiscardAllActions()
     }
 
     /// Loads a fault's values from the store; a fault whose row is gone becomes a deleted object with

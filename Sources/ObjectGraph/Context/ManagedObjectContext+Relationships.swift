@@ -16,6 +16,7 @@ extension ManagedObjectContext {
         for candidate in Array(insertedObjectsByIdentity.values) + Array(updatedObjectsByIdentity.values) {
             guard !candidate.deletedFlag,
                 let inverse = candidate.entity.relationships.firstIndex(where: { $0.name == inverseName }),
+                candidate.entity.relationships[inverse].inverseName == owner.entity.relationships[index].name,
                 candidate.entity.relationships[inverse].destinationEntityName == owner.entity.name
                     || owner.entity.parentEntityName != nil,
                 candidate.changedRelationships.contains(inverse)

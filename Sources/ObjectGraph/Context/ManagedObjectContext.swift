@@ -74,6 +74,11 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     var deletedObjectsByIdentity: [ObjectIdentifier: ManagedObject] = [:]
     var pending = PendingChanges()
     var isProcessingScheduled = false
+    /// Records changes for undo and redo when set; nil (no recording) by default, as on iOS. Set it and use
+    /// it on the context's queue. See ``ContextUndoManager``.
+    public var undoManager: ContextUndoManager? {
+        didSet { undoManagerDidChange(from: oldValue) }
+    }
 
     private let objectsDidChangeObservers = ObserverList<(ObjectsDidChange) -> Void>()
     private let didSaveObservers = Mutex<[UInt64: @Sendable (ContextDidSave) -> Void]>([:])
@@ -196,6 +201,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             preconditionFailure("\(object.objectID) belongs to another context; objects never cross contexts.")
         }
         guard !object.insertedFlag else { return }
+        undoWillChange(object)
         object.managedObjectContext = self
         object.insertedFlag = true
         object.deletedFlag = false
@@ -214,6 +220,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public func delete(_ object: ManagedObject) {
         checkQueue("delete(_:)")
         guard object.managedObjectContext === self, !object.deletedFlag else { return }
+        undoWillChange(object)
         object.prepareForDeletion()
         object.deletedFlag = true
         propagateDeletion(of: object)
