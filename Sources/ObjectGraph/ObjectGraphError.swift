@@ -33,6 +33,23 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
     case missingSortCriteria
     /// An object from another context or without a context was passed in.
     case objectNotInContext(ManagedObjectID)
+    /// A save, metadata change or key allocation was sent to a store added read-only (Core Data's
+    /// `NSReadOnlyPersistentStoreOption`); nothing was written.
+    case readOnlyStore(store: String)
+    /// A store was added with a configuration name the model does not define.
+    case unknownConfiguration(String)
+    /// The coordinator has stores, but none whose configuration holds this entity.
+    case noStoreForEntity(String)
+    /// An object ID (or URI) names a store this coordinator does not have (never added, or removed).
+    case unknownStore(identifier: String)
+    /// The same store file was added to the coordinator twice.
+    case storeAlreadyAdded(path: String)
+    /// A relationship links objects held by different stores, which a store cannot record (as in Core Data).
+    case crossStoreRelationship(from: ManagedObjectID, to: ManagedObjectID)
+    /// A store option (such as an SQLite pragma) is malformed or not allowed.
+    case invalidStoreOption(name: String, reason: String)
+    /// An insert asked for a permanent ID whose row already exists.
+    case duplicateObjectID(ManagedObjectID)
 
     public var description: String {
         switch self {
@@ -57,6 +74,15 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
         case .missingSortCriteria:
             "A fetched-results controller needs a fetch request with at least one sort criterion."
         case .objectNotInContext(let id): "Object \(id) does not belong to this context."
+        case .readOnlyStore(let store): "The store \(store) is read-only; nothing was written."
+        case .unknownConfiguration(let name): "The model has no configuration named '\(name)'."
+        case .noStoreForEntity(let name): "No persistent store's configuration holds entity '\(name)'."
+        case .unknownStore(let identifier): "The coordinator has no store with identifier \(identifier)."
+        case .storeAlreadyAdded(let path): "The store at \(path) was already added to this coordinator."
+        case let .crossStoreRelationship(from, to):
+            "\(from) cannot be related to \(to): they live in different stores."
+        case let .invalidStoreOption(name, reason): "Store option '\(name)' is not valid: \(reason)."
+        case .duplicateObjectID(let id): "An object with ID \(id) already exists in its store."
         }
     }
 }

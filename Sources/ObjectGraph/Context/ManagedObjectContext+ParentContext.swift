@@ -74,7 +74,9 @@ extension ManagedObjectContext {
         adoptPendingPermanentIDs()
         var applied: [(object: ManagedObject, state: ChildContextSave.ObjectState, takesAll: Bool)] = []
         for state in changes.inserted {
-            if let existing = objectForChild(state.objectID) {
+            if let existing = registeredObjects[state.objectID]
+                ?? permanentIDsByTemporaryID[state.objectID].flatMap({ registeredObjects[$0] })
+            {
                 applied.append((existing, state, reviveIfDeleted(existing)))
                 continue
             }

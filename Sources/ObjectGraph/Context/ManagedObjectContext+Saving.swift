@@ -49,11 +49,11 @@ extension ManagedObjectContext {
         }
 
         var request = StoreSaveRequest()
-        guard let anyObject = (inserted + updated + deleted).first else { return }
-        let store = try coordinator.store(for: anyObject.entity)
         for object in inserted {
+            // An object given its permanent ID ahead of the save (obtainPermanentIDs) keeps it.
             request.inserts.append(.init(temporaryID: object.objectID, entity: object.entity,
-                values: persistentValues(object), toOne: toOneForSave(object)))
+                values: persistentValues(object), toOne: toOneForSave(object),
+                permanentID: object.objectID.isTemporaryID ? nil : object.objectID))
             request.joinChanges += joinChanges(for: object)
             request.orderChanges += orderChanges(for: object)
         }
@@ -66,7 +66,7 @@ extension ManagedObjectContext {
         for object in deleted {
             request.deletes.append(.init(objectID: object.objectID, entity: object.entity, expectedVersion: object.rowVersion))
         }
-        let result = try store.backend.save(request)
+        let result = try coordinator.save(request)
 
         // The store committed: from here on nothing can fail.
         var snapshots: [ManagedObjectID: RowSnapshot] = [:]
@@ -131,5 +131,31 @@ extension ManagedObjectContext {
             values[index] = .null
         }
         return values
+    }
+
+    /// Gives `objects` their permanent IDs now instead of at the next save (Core Data's
+    /// `obtainPermanentIDs(for:)`), for example to pass their IDs to another context or keep their URIs.
+    ///
+    /// The store reserves the primary keys at once; the objects stay inserted until saved, and the save
+    /// writes them under these IDs. Objects that already have permanent IDs, or that are not inserted in
+    /// this context, are left alone. Children of this context follow the new IDs.
+    ///
+    /// - Throws: a store error (for example a read-only store); the objects then keep their temporary IDs.
+    public func obtainPermanentIDs(for objects: [ManagedObject]) throws(ObjectGraphError) {
+        checkQueue("obtainPermanentIDs(for:)")
+        let wanted = objects.filter { $0.managedObjectContext === self && $0.insertedFlag && $0.objectID.isTemporaryID }
+        guard !wanted.isEmpty else { return }
+        guard let coordinator = persistentStoreCoordinator else { throw .noCoordinator(context: description) }
+        let mapping = try coordinator.obtainPermanentIDs(for: wanted.map { ($0.objectID, $0.entity) })
+        var adopted: [ManagedObjectID: ManagedObjectID] = [:]
+        for object in wanted {
+            guard let permanent = mapping[object.objectID] else { continue }
+            adopted[object.objectID] = permanent
+            registeredObjects[object.objectID] = nil
+            object.objectID = permanent
+            registeredObjects[permanent] = object
+        }
+        if isParentOfChildren.load(ordering: .relaxed) { permanentIDsByTemporaryID.merge(adopted) { _, new in new } }
+        passPermanentIDsToChildren(adopted)
     }
 }

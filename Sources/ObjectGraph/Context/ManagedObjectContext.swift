@@ -220,6 +220,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public func delete(_ object: ManagedObject) {
         checkQueue("delete(_:)")
         guard object.managedObjectContext === self, !object.deletedFlag else { return }
+        // A fault learns its row version first, so the save's optimistic-locking check is against the row.
+        if object.faultFlag { fulfillFault(object) }
+        guard !object.deletedFlag else { return }
         undoWillChange(object)
         object.prepareForDeletion()
         object.deletedFlag = true

@@ -31,6 +31,17 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
         self.isTemporaryID = true
     }
 
+    /// The temporary ID a temporary URI's last part (after its `t`: this process's token, then the serial)
+    /// names; nil when the token is another process's or the serial was never handed out.
+    init?(temporaryURIReference reference: String, entityName: String) {
+        guard reference.hasPrefix(Self.processToken) else { return nil }
+        let digits = reference.dropFirst(Self.processToken.count)
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let serial = Int64(digits),
+            serial > 0, serial <= Self.temporarySerial.load(ordering: .relaxed)
+        else { return nil }
+        self.init(temporaryFor: entityName, serial: serial)
+    }
+
     /// A fresh temporary ID for a newly inserted object of `entityName`.
     static func makeTemporary(entityName: String) -> ManagedObjectID {
         ManagedObjectID(temporaryFor: entityName, serial: temporarySerial.add(1, ordering: .relaxed).newValue)

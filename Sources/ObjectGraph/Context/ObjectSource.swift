@@ -24,7 +24,8 @@ protocol ObjectSource: Sendable {
         throws(ObjectGraphError) -> [ManagedObjectID: [ManagedObjectID]]
 }
 
-/// A root context's source: the store that holds each entity, through the coordinator.
+/// A root context's source: the store that holds each entity (or that each ID names), through the
+/// coordinator — whose row cache answers fault firing without a query when it has the row.
 struct CoordinatorObjectSource: ObjectSource {
     let coordinator: PersistentStoreCoordinator
 
@@ -45,21 +46,20 @@ struct CoordinatorObjectSource: ObjectSource {
     }
 
     func rows(for ids: [ManagedObjectID], entity: EntityDescription) throws(ObjectGraphError) -> [RowSnapshot] {
-        try coordinator.store(for: entity).backend.rows(for: ids, entity: entity)
+        try coordinator.rows(for: ids, entity: entity)
     }
 
     func relatedIDs(of objectID: ManagedObjectID, entity: EntityDescription, relationshipIndex: Int)
         throws(ObjectGraphError) -> [ManagedObjectID]
     {
-        try coordinator.store(for: entity).backend.relatedIDs(
+        try coordinator.store(for: objectID).backend.relatedIDs(
             of: objectID, entity: entity, relationshipIndex: relationshipIndex)
     }
 
     func relatedIDs(ofMany objectIDs: [ManagedObjectID], entity: EntityDescription, relationshipIndex: Int)
         throws(ObjectGraphError) -> [ManagedObjectID: [ManagedObjectID]]
     {
-        try coordinator.store(for: entity).backend.relatedIDs(
-            ofMany: objectIDs, entity: entity, relationshipIndex: relationshipIndex)
+        try coordinator.relatedIDs(ofMany: objectIDs, entity: entity, relationshipIndex: relationshipIndex)
     }
 }
 

@@ -25,11 +25,31 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
 
     let identifier: String
     let model: ManagedObjectModel
+    /// A read-only in-memory store stays empty for good; it exists so that both store types honour the option.
+    let isReadOnly: Bool
     private let state = Mutex(State())
 
-    init(identifier: String, model: ManagedObjectModel) {
+    init(identifier: String, model: ManagedObjectModel, isReadOnly: Bool = false) {
         self.identifier = identifier
         self.model = model
+        self.isReadOnly = isReadOnly
+    }
+
+    /// Reserves keys from the hierarchy's counter, which later inserts continue after.
+    func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws(ObjectGraphError) -> Range<Int64> {
+        guard !isReadOnly else { throw .readOnlyStore(store: "in-memory \(identifier)") }
+        guard count > 0 else { return 0..<0 }
+        let root = root(entity)
+        return state.withLock { state in
+            let first = (state.maxPrimaryKey[root] ?? 0) + 1
+            state.maxPrimaryKey[root] = first + Int64(count) - 1
+            return first..<(first + Int64(count))
+        }
+    }
+
+    /// Nothing to write: the coordinator's ``PersistentStore`` keeps an in-memory store's metadata.
+    func writeMetadata(_ metadata: StoreMetadata) throws(ObjectGraphError) {
+        guard !isReadOnly else { throw .readOnlyStore(store: "in-memory \(identifier)") }
     }
 
     /// Rows are kept per root entity: a hierarchy shares one primary-key space, as in the SQLite store.
@@ -238,6 +258,7 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
     }
 
     func save(_ request: StoreSaveRequest) throws(ObjectGraphError) -> StoreSaveResult {
+        guard !isReadOnly else { throw .readOnlyStore(store: "in-memory \(identifier)") }
         let result: Result<StoreSaveResult, ObjectGraphError> = state.withLock { state in
             // Check every expectation before changing anything: all or nothing.
             var conflicts: [MergeConflict] = []
@@ -256,11 +277,22 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
                 }
             }
             if !conflicts.isEmpty { return .failure(.mergeConflicts(conflicts)) }
+            for insert in request.inserts {
+                guard let id = insert.permanentID, let key = id.primaryKey else { continue }
+                if state.rows[root(insert.entity)]?[key] != nil { return .failure(.duplicateObjectID(id)) }
+            }
 
             var result = StoreSaveResult()
             for insert in request.inserts {
-                let key = (state.maxPrimaryKey[root(insert.entity)] ?? 0) + 1
-                state.maxPrimaryKey[root(insert.entity)] = key
+                let key: Int64
+                if let preassigned = insert.permanentID?.primaryKey {
+                    // Obtained ahead of the save; the counter already moved past it.
+                    key = preassigned
+                    state.maxPrimaryKey[root(insert.entity)] = max(state.maxPrimaryKey[root(insert.entity)] ?? 0, key)
+                } else {
+                    key = (state.maxPrimaryKey[root(insert.entity)] ?? 0) + 1
+                    state.maxPrimaryKey[root(insert.entity)] = key
+                }
                 let id = ManagedObjectID(entityName: insert.entity.name, storeIdentifier: identifier, primaryKey: key)
                 result.permanentIDs[insert.temporaryID] = id
                 result.versions[id] = 1

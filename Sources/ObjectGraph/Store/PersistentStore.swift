@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The kinds of store a coordinator can add.
 public enum PersistentStoreType: String, Sendable, Hashable {
@@ -19,19 +20,49 @@ public final class PersistentStore: Sendable, CustomStringConvertible {
     public let url: URL?
     /// The store's UUID (`Z_METADATA.Z_UUID` for SQLite), which permanent object IDs name.
     public let identifier: String
-    /// The store's metadata: type, UUID and the version hashes of the model it was written for.
-    public let metadata: StoreMetadata
+    /// The model configuration whose entities this store holds; nil for every entity.
+    public let configurationName: String?
+    /// The options the store was added with.
+    public let options: PersistentStoreOptions
     let backend: any StoreBackend
+    /// The names of the entities this store holds; nil for every entity.
+    let entityNames: Set<String>?
+    private let currentMetadata: Mutex<StoreMetadata>
 
-    init(type: PersistentStoreType, url: URL?, identifier: String, metadata: StoreMetadata, backend: any StoreBackend) {
+    init(
+        type: PersistentStoreType, url: URL?, identifier: String, metadata: StoreMetadata, backend: any StoreBackend,
+        configurationName: String? = nil, entityNames: Set<String>? = nil,
+        options: PersistentStoreOptions = PersistentStoreOptions()
+    ) {
         self.type = type
         self.url = url
         self.identifier = identifier
-        self.metadata = metadata
+        self.currentMetadata = Mutex(metadata)
         self.backend = backend
+        self.configurationName = configurationName
+        self.entityNames = entityNames
+        self.options = options
     }
 
+    /// The store's metadata: type, UUID, the version hashes of the model it was written for, and the app's
+    /// keys. Change it with ``PersistentStoreCoordinator/setMetadata(_:for:)``.
+    public var metadata: StoreMetadata { currentMetadata.withLock { $0 } }
+
+    /// Whether the store refuses every write (see ``PersistentStoreOptions/isReadOnly``).
+    public var isReadOnly: Bool { options.isReadOnly }
+
+    /// Whether the store holds objects of the entity named `name` (its configuration lists it, or it has none).
+    public func holdsEntity(named name: String) -> Bool { entityNames?.contains(name) ?? true }
+
+    /// How errors name the store: its file, or the in-memory store's identifier (as the backends do).
+    var displayName: String { url?.path ?? "in-memory \(identifier)" }
+
+    /// Records metadata the backend has made durable.
+    func replaceMetadata(_ metadata: StoreMetadata) { currentMetadata.withLock { $0 = metadata } }
+
+    /// The type, file (or "(memory)"), identifier, configuration and read-only flag, for logs.
     public var description: String {
-        "<PersistentStore \(type.rawValue) \(url?.path ?? "(memory)") \(identifier)>"
+        "<PersistentStore \(type.rawValue) \(url?.path ?? "(memory)") \(identifier)"
+            + "\(configurationName.map { " configuration: \($0)" } ?? "")\(isReadOnly ? " read-only" : "")>"
     }
 }

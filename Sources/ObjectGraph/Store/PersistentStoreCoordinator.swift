@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
 
-/// Connects contexts to stores: it owns the model and the stores, routes fetches and saves, and tells
-/// every interested context when one of them saved.
+/// Connects contexts to stores: it owns the model and the stores, routes fetches and saves, keeps a cache of
+/// saved rows, and tells every interested context when one of them saved.
 ///
 /// The counterpart of Core Data's `NSPersistentStoreCoordinator`. It is safe to use from any queue.
 ///
@@ -14,22 +14,37 @@ import Synchronization
 /// let mainContext = ManagedObjectContext(concurrencyType: .mainQueue)
 /// mainContext.persistentStoreCoordinator = coordinator
 /// ```
+///
+/// A coordinator may have several stores. Each entity lives in the first store whose configuration holds
+/// it (a store added without a configuration holds every entity); an object with a permanent ID lives in
+/// the store its ID names (``ManagedObjectID/storeIdentifier``).
 public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// The model every store and context of this coordinator uses.
     public let managedObjectModel: ManagedObjectModel
     private let stores = Mutex<[PersistentStore]>([])
     private let saveObservers = Mutex<[UInt64: @Sendable (ContextDidSave) -> Void]>([:])
     private let nextObserverID = Atomic<UInt64>(0)
+    /// Saved rows by object ID, shared by every context of this coordinator (see ``rows(for:entity:)``).
+    let rowCache = Mutex(RowCache())
+    /// How many rows ``rows(for:entity:)`` answered from the row cache, for tests and diagnostics.
+    let rowCacheHits = Atomic<Int>(0)
 
     /// Creates a coordinator for `model`, with no stores yet.
     public init(managedObjectModel model: ManagedObjectModel) {
         managedObjectModel = model
     }
 
-    /// The stores added so far.
+    /// The stores added so far, in the order they were added (which is the order entities are routed in).
     public var persistentStores: [PersistentStore] { stores.withLock { $0 } }
 
-    /// Adds a store, creating its file (and parent folder) when it does not exist.
+    /// The most rows the coordinator's row cache keeps (100,000 by default); the least recently used go first
+    /// when it is full. Lower it when rows are large, raise it when a working set of more rows is re-read often.
+    public var rowCacheCapacity: Int {
+        get { rowCache.withLock { $0.capacity } }
+        set { rowCache.withLock { $0.capacity = newValue } }
+    }
+
+    /// Adds a store holding every entity, creating its file (and parent folder) when it does not exist.
     ///
     /// - Parameters:
     ///   - type: `.sqlite` (needs `url`) or `.inMemory`.
@@ -40,42 +55,126 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     public func addPersistentStore(ofType type: PersistentStoreType, at url: URL? = nil) throws(ObjectGraphError)
         -> PersistentStore
     {
+        try addPersistentStore(ofType: type, configurationName: nil, at: url, options: PersistentStoreOptions())
+    }
+
+    /// Adds a store for the entities of one model configuration, with options: Core Data's
+    /// `addPersistentStore(ofType:configurationName:at:options:)`.
+    ///
+    /// - Parameters:
+    ///   - type: `.sqlite` (needs `url`) or `.inMemory`.
+    ///   - configurationName: the configuration whose entities the store holds; nil (or `"Default"` when the
+    ///     model has no configuration of that name) for every entity. An SQLite file always gets every
+    ///     entity's table, so the same file can later be added with another configuration.
+    ///   - url: the store file for `.sqlite`; created (with its folder) unless the store is read-only.
+    ///   - options: read-only and SQLite pragmas.
+    /// - Returns: the added store.
+    /// - Throws: ``ObjectGraphError/unknownConfiguration(_:)``, ``ObjectGraphError/storeAlreadyAdded(path:)``,
+    ///   ``ObjectGraphError/invalidStoreOption(name:reason:)``, or an error opening the store.
+    @discardableResult
+    public func addPersistentStore(
+        ofType type: PersistentStoreType, configurationName: String?, at url: URL?, options: PersistentStoreOptions
+    ) throws(ObjectGraphError) -> PersistentStore {
+        let entityNames = try entityNames(ofConfiguration: configurationName)
         let store: PersistentStore
         switch type {
         case .inMemory:
             let identifier = UUID().uuidString
+            _ = try options.validatedPragmas()
             store = PersistentStore(type: type, url: nil, identifier: identifier,
                 metadata: StoreMetadata(storeType: type.rawValue, storeUUID: identifier,
                     entityVersionHashes: managedObjectModel.entityVersionHashes,
                     versionIdentifiers: managedObjectModel.versionIdentifiers.sorted()),
-                backend: InMemoryStore(identifier: identifier, model: managedObjectModel))
+                backend: InMemoryStore(identifier: identifier, model: managedObjectModel, isReadOnly: options.isReadOnly),
+                configurationName: configurationName, entityNames: entityNames, options: options)
         case .sqlite:
             guard let url else { throw .notAnObjectGraphStore(path: "(none)", reason: "an SQLite store needs a file URL") }
-            do {
-                try FileManager.default.createDirectory(
-                    at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            } catch {
-                throw .notAnObjectGraphStore(path: url.path, reason: "its folder cannot be created (\(error))")
+            if let existing = persistentStore(for: url) { throw .storeAlreadyAdded(path: existing.url?.path ?? url.path) }
+            if !options.isReadOnly {
+                do {
+                    try FileManager.default.createDirectory(
+                        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                } catch {
+                    throw .notAnObjectGraphStore(path: url.path, reason: "its folder cannot be created (\(error))")
+                }
             }
-            let backend = try SQLiteStore(path: url.path, model: managedObjectModel)
+            let backend = try SQLiteStore(path: url.path, model: managedObjectModel, options: options)
             let metadata = backend.metadata ?? StoreMetadata(storeType: type.rawValue, storeUUID: backend.identifier,
                 entityVersionHashes: managedObjectModel.entityVersionHashes)
             store = PersistentStore(type: type, url: url, identifier: backend.identifier, metadata: metadata,
-                backend: backend)
+                backend: backend, configurationName: configurationName, entityNames: entityNames, options: options)
         }
-        stores.withLock { $0.append(store) }
+        let added: Bool = stores.withLock { stores in
+            // Checked again under the lock: two threads may have opened the same file at once.
+            guard !stores.contains(where: { $0.identifier == store.identifier }) else { return false }
+            stores.append(store)
+            return true
+        }
+        guard added else { throw .storeAlreadyAdded(path: url?.path ?? store.identifier) }
         return store
     }
 
-    /// Reads the metadata of the SQLite store at `url` without opening it for use (Core Data's
-    /// `metadataForPersistentStore(ofType:at:)`): check `entityVersionHashes` against a model before adding it.
-    public static func metadataForPersistentStore(at url: URL) throws(ObjectGraphError) -> StoreMetadata {
-        try SQLiteStore.readMetadata(path: url.path)
+    /// The added store whose file is `url` (compared after resolving `.`/`..` and symbolic links), as Core
+    /// Data's `persistentStore(for:)`.
+    public func persistentStore(for url: URL) -> PersistentStore? {
+        let wanted = url.standardizedFileURL.resolvingSymlinksInPath().path
+        return stores.withLock { stores in
+            stores.first { $0.url?.standardizedFileURL.resolvingSymlinksInPath().path == wanted }
+        }
     }
 
-    /// The store that holds objects of `entity` (the first store; configurations come later).
+    /// Removes a store from the coordinator, as Core Data's `remove(_:)`: its entities are no longer routed
+    /// to it, IDs naming it no longer resolve, and its rows leave the row cache. The file is left as it is.
+    ///
+    /// - Throws: ``ObjectGraphError/unknownStore(identifier:)`` when the store is not one of this coordinator's.
+    public func remove(_ store: PersistentStore) throws(ObjectGraphError) {
+        let removed: Bool = stores.withLock { stores in
+            guard let index = stores.firstIndex(where: { $0 === store }) else { return false }
+            stores.remove(at: index)
+            return true
+        }
+        guard removed else { throw .unknownStore(identifier: store.identifier) }
+        rowCache.withLock { $0.removeAll(inStore: store.identifier) }
+    }
+
+    /// The entity names a configuration holds; nil for every entity.
+    private func entityNames(ofConfiguration name: String?) throws(ObjectGraphError) -> Set<String>? {
+        guard let name else { return nil }
+        if let configuration = managedObjectModel.configuration(named: name) { return Set(configuration.entityNames) }
+        // Core Data's name for "no configuration" (PF_DEFAULT_CONFIGURATION_NAME).
+        if name == "Default" { return nil }
+        throw .unknownConfiguration(name)
+    }
+
+    /// The store that holds objects of `entity`: the first store whose configuration includes it.
+    ///
+    /// - Throws: ``ObjectGraphError/noPersistentStore`` without stores, ``ObjectGraphError/noStoreForEntity(_:)``
+    ///   when no store's configuration includes the entity.
     func store(for entity: EntityDescription) throws(ObjectGraphError) -> PersistentStore {
-        guard let store = stores.withLock({ $0.first }) else { throw .noPersistentStore }
+        let all = persistentStores
+        guard !all.isEmpty else { throw .noPersistentStore }
+        guard let store = all.first(where: { $0.holdsEntity(named: entity.name) }) else {
+            throw .noStoreForEntity(entity.name)
+        }
+        return store
+    }
+
+    /// The store that holds the object `objectID`: the one its permanent ID names, or for a temporary ID the
+    /// store its entity is routed to (where it will be saved).
+    ///
+    /// - Throws: ``ObjectGraphError/unknownStore(identifier:)`` for a store that is not (or no longer) added,
+    ///   ``ObjectGraphError/unknownEntity(_:)``, or the routing errors of the entity form.
+    func store(for objectID: ManagedObjectID) throws(ObjectGraphError) -> PersistentStore {
+        guard !objectID.isTemporaryID else {
+            guard let entity = managedObjectModel.entity(named: objectID.entityName) else {
+                throw .unknownEntity(objectID.entityName)
+            }
+            return try store(for: entity)
+        }
+        let identifier = objectID.storeIdentifier
+        guard let store = stores.withLock({ $0.first { $0.identifier == identifier } }) else {
+            throw .unknownStore(identifier: identifier)
+        }
         return store
     }
 
@@ -86,8 +185,10 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         return ObservationToken { [weak self] in _ = self?.saveObservers.withLock { $0.removeValue(forKey: id) } }
     }
 
-    /// Tells every save observer about a completed save (on the saving context's queue).
+    /// Tells every save observer about a completed save (on the saving context's queue), after recording its
+    /// rows in the row cache. Call it only for saves that reached a store.
     func broadcast(_ save: ContextDidSave) {
+        rowCache.withLock { $0.apply(save) }
         let handlers = saveObservers.withLock { Array($0.values) }
         for handler in handlers { handler(save) }
     }

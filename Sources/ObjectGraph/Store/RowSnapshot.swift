@@ -18,6 +18,9 @@ struct StoreSaveRequest: Sendable {
         let values: [AttributeValue]
         /// To-one destinations in relationship order (temporary IDs of objects inserted by the same save allowed).
         var toOne: [ManagedObjectID?] = []
+        /// The permanent ID handed out ahead of the save (``PersistentStoreCoordinator/obtainPermanentIDs(for:)``):
+        /// the row is inserted with its primary key instead of a new one. Nil: the store assigns a key.
+        var permanentID: ManagedObjectID? = nil
     }
     struct Update: Sendable {
         let objectID: ManagedObjectID
@@ -75,6 +78,12 @@ protocol StoreBackend: AnyObject, Sendable {
     /// The same for many objects of `entity` at once (prefetching): one query where the store can.
     func relatedIDs(ofMany objectIDs: [ManagedObjectID], entity: EntityDescription, relationshipIndex: Int)
         throws(ObjectGraphError) -> [ManagedObjectID: [ManagedObjectID]]
+    /// Whether the store was opened read-only (it then refuses saves, key allocation and metadata writes).
+    var isReadOnly: Bool { get }
+    /// Reserves `count` new primary keys in the key space of `entity`'s hierarchy, durably, and returns them.
+    func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws(ObjectGraphError) -> Range<Int64>
+    /// Replaces the store's metadata (system keys and the app's ``StoreMetadata/userInfo``), durably.
+    func writeMetadata(_ metadata: StoreMetadata) throws(ObjectGraphError)
 }
 
 extension StoreBackend {

@@ -1,10 +1,12 @@
 import SQLiteStorage
 
 extension SQLiteStore {
-    /// Applies a save in one `BEGIN IMMEDIATE` transaction: primary keys are taken from `Z_PRIMARYKEY`,
-    /// rows inserted with version 1, updated and deleted only when their version is the one the context
-    /// read (optimistic locking). Any failure rolls everything back.
+    /// Applies a save in one `BEGIN IMMEDIATE` transaction: primary keys are taken from `Z_PRIMARYKEY`
+    /// (or from inserts that carry a permanent ID obtained ahead of the save), rows inserted with version 1,
+    /// updated and deleted only when their version is the one the context read (optimistic locking). Any
+    /// failure rolls everything back; a read-only store refuses before touching the file.
     func save(_ request: StoreSaveRequest) throws(ObjectGraphError) -> StoreSaveResult {
+        guard !isReadOnly else { throw .readOnlyStore(store: path) }
         let storeIdentifier = identifier
         return try withWriter { connection throws(ObjectGraphError) in
             do {
@@ -61,28 +63,28 @@ extension SQLiteStore {
         _ result: inout StoreSaveResult
     ) throws {
         guard !inserts.isEmpty else { return }
-        // Primary keys come from the root entity's row: a hierarchy shares one key space.
+        // Primary keys come from the root entity's row: a hierarchy shares one key space. Inserts that carry
+        // a permanent ID obtained ahead of the save already have theirs (Z_MAX was bumped then).
         var firstKey: [String: Int64] = [:]
         var counts: [String: Int64] = [:]
-        for insert in inserts { counts[model.rootEntity(of: insert.entity).name, default: 0] += 1 }
+        for insert in inserts where insert.permanentID == nil {
+            counts[model.rootEntity(of: insert.entity).name, default: 0] += 1
+        }
         for (name, count) in counts {
             guard let entity = model.entity(named: name) else { continue }
-            let number = Int64(model.entityNumber(of: entity))
-            try connection.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + ? WHERE Z_ENT = ?")
-                .run([.integer(count), .integer(number)])
-            guard case .integer(let maximum)? = try connection.scalar(
-                "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(number)])
-            else {
-                throw ObjectGraphError.incompatibleStore(path: path, reason: "Z_PRIMARYKEY has no row for \(name)")
-            }
-            firstKey[name] = maximum - count + 1
+            firstKey[name] = try reserveKeys(for: entity, count: count, connection).lowerBound
         }
         // Every inserted object gets its key first, so rows can point at objects inserted by the same save.
         var keys: [Int64] = []
         for insert in inserts {
-            let root = model.rootEntity(of: insert.entity).name
-            let key = firstKey[root, default: 1]
-            firstKey[root] = key + 1
+            let key: Int64
+            if let preassigned = insert.permanentID?.primaryKey {
+                key = preassigned
+            } else {
+                let root = model.rootEntity(of: insert.entity).name
+                key = firstKey[root, default: 1]
+                firstKey[root] = key + 1
+            }
             keys.append(key)
             result.permanentIDs[insert.temporaryID] = ManagedObjectID(
                 entityName: insert.entity.name, storeIdentifier: storeIdentifier, primaryKey: key)
@@ -100,9 +102,59 @@ extension SQLiteStore {
             }
             _ = try bindForeignKeys(insert.toOne, layout: layout, statement: statement, from: index,
                 permanentIDs: result.permanentIDs)
-            _ = try statement.step()
             let id = ManagedObjectID(entityName: insert.entity.name, storeIdentifier: storeIdentifier, primaryKey: key)
+            do {
+                _ = try statement.step()
+            } catch {
+                // (A `catch where` clause here sends swift-frontend 6.3 into an endless SIL pass.)
+                if error.extendedCode == SQLiteError.constraintPrimaryKey { throw ObjectGraphError.duplicateObjectID(id) }
+                throw error
+            }
             result.versions[id] = 1
+        }
+    }
+
+    /// Bumps `Z_MAX` of the root of `entity` by `count` (inside the caller's write transaction) and returns
+    /// the keys it reserved.
+    private func reserveKeys(for entity: EntityDescription, count: Int64, _ connection: SQLiteConnection) throws
+        -> Range<Int64>
+    {
+        let root = model.rootEntity(of: entity)
+        let number = Int64(model.entityNumber(of: root))
+        try connection.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + ? WHERE Z_ENT = ?")
+            .run([.integer(count), .integer(number)])
+        guard case .integer(let maximum)? = try connection.scalar(
+            "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(number)])
+        else {
+            throw ObjectGraphError.incompatibleStore(path: path, reason: "Z_PRIMARYKEY has no row for \(root.name)")
+        }
+        return (maximum - count + 1)..<(maximum + 1)
+    }
+
+    /// Reserves `count` primary keys for `entity`'s hierarchy in one `BEGIN IMMEDIATE` transaction, as Core
+    /// Data does when it hands out permanent IDs before a save: `Z_MAX` moves past them for good, so no
+    /// other save (in this process or another) can take them, and unused ones are simply skipped.
+    func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws(ObjectGraphError) -> Range<Int64> {
+        guard !isReadOnly else { throw .readOnlyStore(store: path) }
+        guard count > 0 else { return 0..<0 }
+        return try withWriter { connection throws(ObjectGraphError) in
+            try sqlite {
+                try connection.transaction(.immediate) { try reserveKeys(for: entity, count: Int64(count), connection) }
+            }
+        }
+    }
+
+    /// Rewrites `Z_METADATA`'s property list (the UUID stays in `Z_UUID`) in one transaction.
+    func writeMetadata(_ metadata: StoreMetadata) throws(ObjectGraphError) {
+        guard !isReadOnly else { throw .readOnlyStore(store: path) }
+        try withWriter { connection throws(ObjectGraphError) in
+            try sqlite {
+                let plist = try metadata.propertyList()
+                try connection.transaction(.immediate) {
+                    try connection.prepare("UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = 1")
+                        .run([.blob([UInt8](plist))])
+                }
+            }
         }
     }
 

@@ -19,6 +19,10 @@ extension SQLiteStore {
                 throw ObjectGraphError.notAnObjectGraphStore(
                     path: path, reason: "it has \(count) table(s) but no Z_METADATA table")
             }
+            if isReadOnly {
+                throw ObjectGraphError.notAnObjectGraphStore(
+                    path: path, reason: "it has no Z_METADATA table, and a read-only store is never created")
+            }
             return try createSchema(connection)
         }
     }

@@ -11,8 +11,12 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
     let path: String
     let model: ManagedObjectModel
     private(set) var identifier: String = ""
-    /// What `Z_METADATA` says (set when the store is opened or created).
+    /// What `Z_METADATA` said when the store was opened or created (later changes live in ``PersistentStore``).
     var metadata: StoreMetadata?
+    /// Whether every connection is opened read-only (``PersistentStoreOptions/isReadOnly``).
+    let isReadOnly: Bool
+    /// The checked extra pragmas every connection runs (``PersistentStoreOptions/sqlitePragmas``).
+    private let pragmas: [(name: String, value: String)]
     private var layouts: [String: TableLayout] = [:]
     private var layoutsByNumber: [Int: TableLayout] = [:]
     /// Join tables of many-to-many relationships, keyed by `"Entity.relationship"` of the declaring entity.
@@ -24,24 +28,34 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
     /// check that faults and prefetching cost what they promise.
     let readCount = Atomic<Int>(0)
 
-    /// Opens (creating when new) the store at `path` for `model`.
+    /// Opens (creating when new, unless read-only) the store at `path` for `model`.
     ///
-    /// - Throws: ``ObjectGraphError/notAnObjectGraphStore(path:reason:)`` for files that are not stores,
-    ///   ``ObjectGraphError/incompatibleStore(path:reason:)`` when the tables do not fit the model, and
-    ///   ``ObjectGraphError/sqlite(_:)`` for unreadable or corrupt files.
-    init(path: String, model: ManagedObjectModel) throws(ObjectGraphError) {
+    /// - Throws: ``ObjectGraphError/notAnObjectGraphStore(path:reason:)`` for files that are not stores (or a
+    ///   read-only store that does not exist), ``ObjectGraphError/incompatibleStore(path:reason:)`` when the
+    ///   tables do not fit the model, ``ObjectGraphError/invalidStoreOption(name:reason:)`` for a bad pragma,
+    ///   and ``ObjectGraphError/sqlite(_:)`` for unreadable or corrupt files.
+    init(path: String, model: ManagedObjectModel, options: PersistentStoreOptions = PersistentStoreOptions())
+        throws(ObjectGraphError)
+    {
         self.path = path
         self.model = model
+        isReadOnly = options.isReadOnly
+        pragmas = try options.validatedPragmas()
+        if isReadOnly && !FileManager.default.fileExists(atPath: path) {
+            throw .notAnObjectGraphStore(path: path, reason: "it does not exist (a read-only store is never created)")
+        }
         let connection: SQLiteConnection
         do {
-            connection = try SQLiteConnection(path: path, mode: .readWrite)
+            connection = try SQLiteConnection(path: path, mode: isReadOnly ? .readOnly : .readWrite)
         } catch {
             throw Self.openError(error, path: path)
         }
         writer = Mutex(connection)
         do {
             try Self.configure(connection)
-            try connection.setJournalModeWAL()
+            // A read-only connection cannot change the journal mode; the file keeps the one it was written with.
+            if !isReadOnly { try connection.setJournalModeWAL() }
+            try applyPragmas(connection)
         } catch {
             throw Self.openError(error, path: path)
         }
@@ -94,6 +108,11 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
         try PredicateSQLFunctions.register(on: connection)
     }
 
+    /// Runs the description's extra pragmas (checked to be a name and a plain value) on `connection`.
+    private func applyPragmas(_ connection: SQLiteConnection) throws(SQLiteError) {
+        for pragma in pragmas { _ = try connection.scalar("PRAGMA \(pragma.name) = \(pragma.value)") }
+    }
+
     deinit {
         writer.withLock { $0.close() }
         readers.withLock { pool in
@@ -125,8 +144,9 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
         var connection = readers.withLock { $0.popLast() }
         if connection == nil {
             do {
-                let opened = try SQLiteConnection(path: path, mode: .readWrite)
+                let opened = try SQLiteConnection(path: path, mode: isReadOnly ? .readOnly : .readWrite)
                 try Self.configure(opened)
+                try applyPragmas(opened)
                 connection = opened
             } catch {
                 throw Self.openError(error, path: path)

@@ -13,32 +13,43 @@ public struct StoreMetadata: Sendable, Hashable {
     public var versionIdentifiers: [String]
     /// The framework version that wrote the store.
     public var frameworkVersion: Int
+    /// The app's own keys (Core Data's custom metadata keys), kept in the same property list as the system
+    /// keys above; set them with ``PersistentStoreCoordinator/setMetadata(_:for:)``. Keys the framework does
+    /// not know when reading a store (including ones another framework wrote) land here and are kept.
+    public var userInfo: [String: MetadataValue]
 
     /// Creates metadata.
     public init(
         storeType: String, storeUUID: String, entityVersionHashes: [String: Data], versionIdentifiers: [String] = [],
-        frameworkVersion: Int = 1
+        frameworkVersion: Int = 1, userInfo: [String: MetadataValue] = [:]
     ) {
         self.storeType = storeType
         self.storeUUID = storeUUID
         self.entityVersionHashes = entityVersionHashes
         self.versionIdentifiers = versionIdentifiers
         self.frameworkVersion = frameworkVersion
+        self.userInfo = userInfo
     }
+
+    /// The property-list keys the framework writes itself; every other key is ``userInfo``.
+    static let systemKeys: Set<String> = [
+        "NSStoreType", "NSStoreUUID", "NSPersistenceFrameworkVersion", "NSStoreModelVersionHashes",
+        "NSStoreModelVersionHashesVersion", "NSStoreModelVersionIdentifiers", "_NSAutoVacuumLevel",
+    ]
 
     /// The version hash of the model the store was written for (see ``ManagedObjectModel/versionHash``).
     public var modelVersionHash: Data { ManagedObjectModel.versionHash(ofEntityHashes: entityVersionHashes) }
 
     /// The binary property list kept in `Z_METADATA.Z_PLIST` (the UUID lives in `Z_UUID`, as in Core Data).
     func propertyList() throws -> Data {
-        let dictionary: [String: Any] = [
-            "NSStoreType": storeType,
-            "NSPersistenceFrameworkVersion": frameworkVersion,
-            "NSStoreModelVersionHashes": entityVersionHashes,
-            "NSStoreModelVersionHashesVersion": 3,
-            "NSStoreModelVersionIdentifiers": versionIdentifiers,
-            "_NSAutoVacuumLevel": "2",
-        ]
+        var dictionary: [String: Any] = [:]
+        for (key, value) in userInfo where !Self.systemKeys.contains(key) { dictionary[key] = value.propertyListObject }
+        dictionary["NSStoreType"] = storeType
+        dictionary["NSPersistenceFrameworkVersion"] = frameworkVersion
+        dictionary["NSStoreModelVersionHashes"] = entityVersionHashes
+        dictionary["NSStoreModelVersionHashesVersion"] = 3
+        dictionary["NSStoreModelVersionIdentifiers"] = versionIdentifiers
+        dictionary["_NSAutoVacuumLevel"] = "2"
         return try PropertyListSerialization.data(fromPropertyList: dictionary, format: .binary, options: 0)
     }
 
@@ -52,5 +63,10 @@ public struct StoreMetadata: Sendable, Hashable {
         entityVersionHashes = dictionary["NSStoreModelVersionHashes"] as? [String: Data] ?? [:]
         versionIdentifiers = dictionary["NSStoreModelVersionIdentifiers"] as? [String] ?? []
         frameworkVersion = dictionary["NSPersistenceFrameworkVersion"] as? Int ?? 0
+        var userInfo: [String: MetadataValue] = [:]
+        for (key, value) in dictionary where !Self.systemKeys.contains(key) {
+            if let converted = MetadataValue(propertyListObject: value) { userInfo[key] = converted }
+        }
+        self.userInfo = userInfo
     }
 }

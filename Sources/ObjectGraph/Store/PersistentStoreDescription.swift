@@ -1,0 +1,97 @@
+import Foundation
+
+/// How a store is opened: Core Data's store options dictionary (`NSReadOnlyPersistentStoreOption`,
+/// `NSSQLitePragmasOption`), as typed fields.
+public struct PersistentStoreOptions: Sendable, Hashable {
+    /// Open the store for reading only: it is never created, and saves, metadata changes and permanent-ID
+    /// requests fail with ``ObjectGraphError/readOnlyStore(store:)`` without touching the file.
+    public var isReadOnly: Bool
+    /// Extra SQLite pragmas run on every connection the store opens, after the defaults (for example
+    /// `["synchronous": "NORMAL"]`, which in WAL mode trades durability of the last commits on power loss for
+    /// far fewer fsyncs during a bulk import, or `["cache_size": "-65536"]`). Names must be identifiers and
+    /// values simple words or numbers; `journal_mode` cannot be changed (the store relies on WAL). Ignored by
+    /// in-memory stores.
+    public var sqlitePragmas: [String: String]
+
+    /// Creates options; the defaults open a writable store with no extra pragmas.
+    public init(isReadOnly: Bool = false, sqlitePragmas: [String: String] = [:]) {
+        self.isReadOnly = isReadOnly
+        self.sqlitePragmas = sqlitePragmas
+    }
+
+    /// Checks the pragmas, so that only a name and a plain value ever reach SQL.
+    func validatedPragmas() throws(ObjectGraphError) -> [(name: String, value: String)] {
+        let isWordScalar = { (scalar: Unicode.Scalar) in
+            scalar == "_" || ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+        }
+        var result: [(name: String, value: String)] = []
+        for (name, value) in sqlitePragmas.sorted(by: { $0.key < $1.key }) {
+            guard let first = name.unicodeScalars.first, !("0"..."9").contains(first),
+                name.unicodeScalars.allSatisfy(isWordScalar)
+            else { throw .invalidStoreOption(name: name, reason: "a pragma name is letters, digits and _") }
+            guard name.lowercased() != "journal_mode" else {
+                throw .invalidStoreOption(name: name, reason: "the store keeps WAL journaling so readers never wait")
+            }
+            guard !value.isEmpty, value.unicodeScalars.allSatisfy({ isWordScalar($0) || "-+.".unicodeScalars.contains($0) })
+            else { throw .invalidStoreOption(name: name, reason: "the value '\(value)' is not a plain word or number") }
+            result.append((name, value))
+        }
+        return result
+    }
+}
+
+/// Describes a store to add to a coordinator, or for a ``PersistentContainer`` to load: the counterpart of
+/// Core Data's `NSPersistentStoreDescription`.
+///
+/// ```swift
+/// var description = PersistentStoreDescription(url: storeURL)
+/// description.configuration = "Cache"
+/// description.shouldAddStoreAsynchronously = true
+/// coordinator.addPersistentStore(with: description) { description, error in … }
+/// ```
+public struct PersistentStoreDescription: Sendable, Hashable, CustomStringConvertible {
+    /// The kind of store (`.sqlite` by default).
+    public var type: PersistentStoreType
+    /// The store file, for `.sqlite`.
+    public var url: URL?
+    /// The model configuration whose entities the store holds; nil (or `"Default"`, when the model defines no
+    /// configuration of that name) means every entity.
+    public var configuration: String?
+    /// Whether ``PersistentStoreCoordinator/addPersistentStore(with:completionHandler:)`` opens the store on a
+    /// background queue (calling its handler there) instead of before it returns.
+    public var shouldAddStoreAsynchronously: Bool
+    /// Read-only flag and SQLite pragmas.
+    public var options: PersistentStoreOptions
+
+    /// Creates a description of an SQLite store at `url` (or any `type`).
+    public init(
+        type: PersistentStoreType = .sqlite, url: URL? = nil, configuration: String? = nil,
+        isReadOnly: Bool = false, shouldAddStoreAsynchronously: Bool = false
+    ) {
+        self.type = type
+        self.url = url
+        self.configuration = configuration
+        self.shouldAddStoreAsynchronously = shouldAddStoreAsynchronously
+        self.options = PersistentStoreOptions(isReadOnly: isReadOnly)
+    }
+
+    /// Whether the store is opened for reading only (see ``PersistentStoreOptions/isReadOnly``).
+    public var isReadOnly: Bool {
+        get { options.isReadOnly }
+        set { options.isReadOnly = newValue }
+    }
+
+    /// The SQLite pragmas set so far (see ``PersistentStoreOptions/sqlitePragmas``).
+    public var sqlitePragmas: [String: String] { options.sqlitePragmas }
+
+    /// Sets (or, with nil, removes) an SQLite pragma, as Core Data's `setValue(_:forPragmaNamed:)`.
+    public mutating func setValue(_ value: String?, forPragmaNamed name: String) {
+        options.sqlitePragmas[name] = value
+    }
+
+    /// The type, file, configuration and read-only flag, for logs.
+    public var description: String {
+        "<PersistentStoreDescription \(type.rawValue) \(url?.path ?? "(memory)")"
+            + "\(configuration.map { " configuration: \($0)" } ?? "")\(isReadOnly ? " read-only" : "")>"
+    }
+}

@@ -1,0 +1,94 @@
+/// The coordinator's cache of saved rows (Core Data's row cache): the last known ``RowSnapshot`` of each
+/// object, so that firing a fault or refreshing an object another context just saved costs no store read.
+///
+/// Bounded by ``capacity`` with an O(1) approximation of least-recently-used eviction: entries live in two
+/// generations; new and recently read entries go to the young one, and when it reaches half the capacity
+/// the old generation is dropped and the young one takes its place. A read that hits the old generation
+/// moves the entry back to the young one. So the cache never holds more than ``capacity`` rows, and the
+/// rows used within the last half-capacity insertions are always kept.
+///
+/// Not thread-safe by itself: the coordinator keeps it behind a mutex.
+struct RowCache {
+    /// Default bound on the number of cached rows.
+    static let defaultCapacity = 100_000
+
+    /// The most rows kept; 0 turns caching off. Lowering it below the current count empties the cache.
+    var capacity: Int = RowCache.defaultCapacity {
+        didSet {
+            if count > capacity { removeAll() }
+        }
+    }
+    private var young: [ManagedObjectID: RowSnapshot] = [:]
+    private var old: [ManagedObjectID: RowSnapshot] = [:]
+    /// Advances whenever rows leave the cache because they were deleted (or their store removed). A store
+    /// read that started before a change of epoch may have returned rows that no longer exist, so it must
+    /// not be cached (``insert(_:ifEpoch:)``).
+    private(set) var epoch: UInt64 = 0
+
+    /// How many rows are cached.
+    var count: Int { young.count + old.count }
+
+    /// The cached row of `id`, marking it as recently used.
+    mutating func snapshot(for id: ManagedObjectID) -> RowSnapshot? {
+        if let row = young[id] { return row }
+        guard let row = old.removeValue(forKey: id) else { return nil }
+        add(row, for: id)
+        return row
+    }
+
+    /// Caches `row` unless a newer version of it is already cached (an equal version replaces it: the
+    /// values are the same, and the newer snapshot may know more to-one destinations).
+    mutating func insert(_ row: RowSnapshot) {
+        let id = row.objectID
+        if let current = young[id] ?? old[id], current.version > row.version { return }
+        old[id] = nil
+        add(row, for: id)
+    }
+
+    /// Caches rows read from a store, unless rows were deleted since the read began (`epoch` then differs).
+    mutating func insert(_ rows: [RowSnapshot], ifEpoch expected: UInt64) {
+        guard epoch == expected else { return }
+        for row in rows { insert(row) }
+    }
+
+    /// Records what a save wrote: its rows replace older versions, its deleted rows leave.
+    mutating func apply(_ save: ContextDidSave) {
+        for (id, row) in save.snapshots {
+            insert(RowSnapshot(objectID: id, values: row.values, version: row.version, toOne: row.toOne))
+        }
+        remove(save.deletedObjectIDs)
+    }
+
+    /// Forgets the rows of deleted objects.
+    mutating func remove(_ ids: some Collection<ManagedObjectID>) {
+        guard !ids.isEmpty else { return }
+        epoch &+= 1
+        for id in ids {
+            young[id] = nil
+            old[id] = nil
+        }
+    }
+
+    /// Forgets the rows of one store (which was removed from the coordinator).
+    mutating func removeAll(inStore identifier: String) {
+        epoch &+= 1
+        young = young.filter { $0.key.storeIdentifier != identifier }
+        old = old.filter { $0.key.storeIdentifier != identifier }
+    }
+
+    /// Forgets every row.
+    mutating func removeAll() {
+        epoch &+= 1
+        young = [:]
+        old = [:]
+    }
+
+    private mutating func add(_ row: RowSnapshot, for id: ManagedObjectID) {
+        guard capacity > 0 else { return }
+        young[id] = row
+        if young.count >= max(capacity / 2, 1) {
+            old = young
+            young = [:]
+        }
+    }
+}
