@@ -76,9 +76,9 @@ extension ManagedObjectContext {
     /// - Throws: ``ObjectGraphError/objectNotInContext(_:)`` when no such row exists.
     public func existingObject(with objectID: ManagedObjectID) throws(ObjectGraphError) -> ManagedObject {
         checkQueue("existingObject(with:)")
-        if let object = registeredObjects[objectID], !object.faultFlag { return object }
+        if let object = registry[objectID], !object.faultFlag { return object }
         let entity = try entity(named: objectID.entityName)
-        if let object = permanentIDsByTemporaryID[objectID].flatMap({ registeredObjects[$0] }), !object.faultFlag {
+        if let object = permanentIDsByTemporaryID[objectID].flatMap({ registry[$0] }), !object.faultFlag {
             return object
         }
         guard let row = try objectSource().rows(for: [objectID], entity: entity).first else {
@@ -115,7 +115,7 @@ extension ManagedObjectContext {
                 guard let index = object.entity.relationships.firstIndex(where: { $0.name == key }) else { continue }
                 if object.entity.relationships[index].isToMany {
                     continue  // loaded below, for all objects at once
-                } else if let id = object.storedToOne[index], registeredObjects[id].map({ $0.faultFlag }) ?? true {
+                } else if let id = object.storedToOne[index], registry[id].map({ $0.faultFlag }) ?? true {
                     wanted[id.entityName, default: []].append(id)
                 }
             }

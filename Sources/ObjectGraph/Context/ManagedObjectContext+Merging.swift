@@ -22,7 +22,7 @@ extension ManagedObjectContext {
             if !save.permanentIDs.isEmpty { adoptPermanentIDs(save.permanentIDs) }
             for id in save.insertedObjectIDs.union(save.updatedObjectIDs) {
                 guard let row = save.snapshots[id], let entity = model.entity(named: id.entityName) else { continue }
-                if let object = registeredObjects[id] {
+                if let object = registry[id] {
                     let previous = object.storedToOne
                     refresh(object, with: row, unconditionally: !save.reachedStore)
                     reconcileMergedToOne(object, previous: previous)
@@ -33,7 +33,7 @@ extension ManagedObjectContext {
                 }
             }
             for id in save.deletedObjectIDs {
-                guard let object = registeredObjects.removeValue(forKey: id) else { continue }
+                guard let object = registry.removeValue(forKey: id) else { continue }
                 // It leaves the loaded inverse relationships of the objects it was related to.
                 for (index, relationship) in object.entity.relationships.enumerated() {
                     guard let inverseName = relationship.inverseName else { continue }
@@ -41,7 +41,7 @@ extension ManagedObjectContext {
                     switch object.relationshipSlots[index] {
                     case .toOne(let target): related = target.map { [$0] } ?? []
                     case .toMany(let members): related = members.items
-                    case .fault: related = object.storedToOne[index].flatMap { registeredObjects[$0] }.map { [$0] } ?? []
+                    case .fault: related = object.storedToOne[index].flatMap { registry[$0] }.map { [$0] } ?? []
                     }
                     for other in related {
                         guard let back = other.entity.relationships.firstIndex(where: { $0.name == inverseName }) else {

@@ -53,7 +53,7 @@ extension ManagedObjectContext {
             object.committed = persistentValues(object)
             object.changedAttributes = []
         }
-        for object in deleted { registeredObjects[object.objectID] = nil }
+        for object in deleted { registry[object.objectID] = nil }
         insertedObjectsByIdentity.removeAll()
         updatedObjectsByIdentity.removeAll()
         deletedObjectsByIdentity.removeAll()
@@ -74,8 +74,8 @@ extension ManagedObjectContext {
         adoptPendingPermanentIDs()
         var applied: [(object: ManagedObject, state: ChildContextSave.ObjectState, takesAll: Bool)] = []
         for state in changes.inserted {
-            if let existing = registeredObjects[state.objectID]
-                ?? permanentIDsByTemporaryID[state.objectID].flatMap({ registeredObjects[$0] })
+            if let existing = registry[state.objectID]
+                ?? permanentIDsByTemporaryID[state.objectID].flatMap({ registry[$0] })
             {
                 applied.append((existing, state, reviveIfDeleted(existing)))
                 continue
@@ -138,7 +138,7 @@ extension ManagedObjectContext {
         let key = ObjectIdentifier(object)
         guard object.deletedFlag, deletedObjectsByIdentity.removeValue(forKey: key) != nil else { return false }
         object.deletedFlag = false
-        registeredObjects[object.objectID] = object
+        registry[object.objectID] = object
         pending.note(object, .inserted)
         return true
     }
@@ -146,8 +146,8 @@ extension ManagedObjectContext {
     /// The object a child means by `id`: registered here (also under the permanent ID a temporary one
     /// became), or a fault for a saved row. Nil for a temporary ID this context never knew.
     func objectForChild(_ id: ManagedObjectID) -> ManagedObject? {
-        if let object = registeredObjects[id] { return object }
-        if let permanent = permanentIDsByTemporaryID[id], let object = registeredObjects[permanent] { return object }
+        if let object = registry[id] { return object }
+        if let permanent = permanentIDsByTemporaryID[id], let object = registry[permanent] { return object }
         guard !id.isTemporaryID else { return nil }
         return try? object(with: id)
     }
@@ -197,9 +197,9 @@ extension ManagedObjectContext {
         var adopted: [ManagedObjectID: ManagedObjectID] = [:]
         for (temporary, permanent) in mapping {
             permanentIDsByTemporaryID[temporary] = permanent
-            guard let object = registeredObjects.removeValue(forKey: temporary) else { continue }
+            guard let object = registry.removeValue(forKey: temporary) else { continue }
             object.objectID = permanent
-            registeredObjects[permanent] = object
+            registry[permanent] = object
             adopted[temporary] = permanent
         }
         passPermanentIDsToChildren(adopted)

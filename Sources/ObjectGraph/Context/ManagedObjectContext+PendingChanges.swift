@@ -68,12 +68,12 @@ extension ManagedObjectContext {
     /// invalidated (a fetched-results controller must fetch again).
     public func reset() {
         checkQueue("reset()")
-        for object in registeredObjects.values {
+        for object in registry.values {
             object.managedObjectContext = nil
             // Break the reference cycles that relationships with inverses form.
             object.relationshipSlots = object.relationshipSlots.map { _ in .fault }
         }
-        registeredObjects.removeAll(keepingCapacity: true)
+        registry.removeAll(keepingCapacity: true)
         insertedObjectsByIdentity.removeAll()
         updatedObjectsByIdentity.removeAll()
         deletedObjectsByIdentity.removeAll()
@@ -88,7 +88,7 @@ extension ManagedObjectContext {
     public func rollback() {
         checkQueue("rollback()")
         for object in insertedObjectsByIdentity.values {
-            registeredObjects[object.objectID] = nil
+            registry[object.objectID] = nil
             object.insertedFlag = false
             object.deletedFlag = true
             pending.note(object, .deleted)
@@ -139,7 +139,7 @@ extension ManagedObjectContext {
     func materialize(_ row: RowSnapshot, entity: EntityDescription, asFault: Bool, withValues: Bool = true)
         -> ManagedObject
     {
-        if registeredObjects[row.objectID] == nil, asFault || !withValues {
+        if registry[row.objectID] == nil, asFault || !withValues {
             let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
             object.objectID = row.objectID
             object.managedObjectContext = self
@@ -151,7 +151,7 @@ extension ManagedObjectContext {
                 object.adoptStoredRelationships(row)
                 object.faultHoldsValues = true
             }
-            registeredObjects[row.objectID] = object
+            registry[row.objectID] = object
             return object
         }
         return materialize(row, entity: entity)
@@ -159,7 +159,7 @@ extension ManagedObjectContext {
 
     /// The registered object for a stored row, created fully loaded when there is none.
     func materialize(_ row: RowSnapshot, entity: EntityDescription) -> ManagedObject {
-        if let existing = registeredObjects[row.objectID] {
+        if let existing = registry[row.objectID] {
             if existing.faultFlag {
                 existing.faultFlag = false
                 existing.faultHoldsValues = false
@@ -178,7 +178,7 @@ extension ManagedObjectContext {
         object.committed = row.values
         object.rowVersion = row.version
         object.adoptStoredRelationships(row)
-        registeredObjects[row.objectID] = object
+        registry[row.objectID] = object
         object.awakeFromFetch()
         return object
     }

@@ -30,7 +30,7 @@ extension ManagedObjectContext {
 
     /// Refreshes every registered object, merging its unsaved changes (Core Data's `refreshAllObjects()`).
     public func refreshAllObjects() {
-        for object in Array(registeredObjects.values) { refresh(object, mergeChanges: true) }
+        for object in Array(registry.values) { refresh(object, mergeChanges: true) }
     }
 }
 

@@ -44,7 +44,7 @@ extension ManagedObjectContext {
             let now = index < object.storedToOne.count ? object.storedToOne[index] : nil
             let before = index < previous.count ? previous[index] : nil
             guard now != before, let inverseName = relationship.inverseName else { continue }
-            if let before, let old = registeredObjects[before],
+            if let before, let old = registry[before],
                 let back = old.entity.relationships.firstIndex(where: { $0.name == inverseName }),
                 case .toMany(var members) = old.relationshipSlots[back]
             {
@@ -52,7 +52,7 @@ extension ManagedObjectContext {
                 old.relationshipSlots[back] = .toMany(members)
                 pending.note(old, .refreshed)
             }
-            if let now, let new = registeredObjects[now],
+            if let now, let new = registry[now],
                 let back = new.entity.relationships.firstIndex(where: { $0.name == inverseName }),
                 case .toMany(var members) = new.relationshipSlots[back]
             {

@@ -79,9 +79,9 @@ extension ManagedObjectContext {
                 permanentIDs[object.objectID] = permanent
                 if remembersTemporaryIDs { permanentIDsByTemporaryID[object.objectID] = permanent }
             }
-            registeredObjects[object.objectID] = nil
+            registry[object.objectID] = nil
             object.objectID = permanent
-            registeredObjects[permanent] = object
+            registry[permanent] = object
             object.insertedFlag = false
             object.changedAttributes = []
             object.committed = insert.values
@@ -99,7 +99,7 @@ extension ManagedObjectContext {
         }
         var deletedIDs: Set<ManagedObjectID> = []
         for object in deleted {
-            registeredObjects[object.objectID] = nil
+            registry[object.objectID] = nil
             deletedIDs.insert(object.objectID)
         }
         insertedObjectsByIdentity.removeAll()
@@ -108,7 +108,7 @@ extension ManagedObjectContext {
         // Now that every inserted object has its permanent ID, record what the store holds.
         for object in inserted + updated { recordStoredRelationships(object) }
         for id in snapshots.keys {
-            guard let object = registeredObjects[id], let row = snapshots[id] else { continue }
+            guard let object = registry[id], let row = snapshots[id] else { continue }
             snapshots[id] = RowSnapshot(objectID: id, values: row.values, version: row.version,
                 toOne: object.storedToOne)
         }
@@ -151,9 +151,9 @@ extension ManagedObjectContext {
         for object in wanted {
             guard let permanent = mapping[object.objectID] else { continue }
             adopted[object.objectID] = permanent
-            registeredObjects[object.objectID] = nil
+            registry[object.objectID] = nil
             object.objectID = permanent
-            registeredObjects[permanent] = object
+            registry[permanent] = object
         }
         if isParentOfChildren.load(ordering: .relaxed) { permanentIDsByTemporaryID.merge(adopted) { _, new in new } }
         passPermanentIDsToChildren(adopted)

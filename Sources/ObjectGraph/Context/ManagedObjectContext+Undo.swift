@@ -71,7 +71,7 @@ extension ManagedObjectContext {
     /// Where `object` stands in this context.
     func undoLifecycle(of object: ManagedObject) -> UndoGroup.Lifecycle {
         if object.insertedFlag, object.managedObjectContext === self { return .inserted }
-        guard object.managedObjectContext === self, registeredObjects[object.objectID] === object else {
+        guard object.managedObjectContext === self, registry[object.objectID] === object else {
             return .absent
         }
         return object.deletedFlag ? .deleted : .saved
@@ -95,7 +95,7 @@ extension ManagedObjectContext {
     /// Whether `object` is in the context and not deleted.
     private func isUndoAlive(_ object: ManagedObject) -> Bool {
         guard object.managedObjectContext === self, !object.deletedFlag else { return false }
-        return object.insertedFlag || registeredObjects[object.objectID] === object
+        return object.insertedFlag || registry[object.objectID] === object
     }
 
     // MARK: - Applying a group
@@ -149,7 +149,7 @@ extension ManagedObjectContext {
         let wasAlive = isUndoAlive(object)
         // Whether the object has a row (its own saved one, or one its parent holds) that it can go back to.
         let hasRow = !object.insertedFlag && object.managedObjectContext === self
-            && registeredObjects[object.objectID] === object
+            && registry[object.objectID] === object
         if record.lifecycle.exists {
             if hasRow {
                 object.deletedFlag = false
@@ -160,7 +160,7 @@ extension ManagedObjectContext {
                 object.managedObjectContext = self
                 object.insertedFlag = true
                 object.deletedFlag = false
-                registeredObjects[object.objectID] = object
+                registry[object.objectID] = object
                 insertedObjectsByIdentity[key] = object
                 updatedObjectsByIdentity[key] = nil
                 deletedObjectsByIdentity[key] = nil
@@ -172,8 +172,8 @@ extension ManagedObjectContext {
                 object.deletedFlag = true
                 deletedObjectsByIdentity[key] = object
             } else if object.managedObjectContext === self {
-                if object.insertedFlag, registeredObjects[object.objectID] === object {
-                    registeredObjects[object.objectID] = nil
+                if object.insertedFlag, registry[object.objectID] === object {
+                    registry[object.objectID] = nil
                 }
                 insertedObjectsByIdentity[key] = nil
                 object.insertedFlag = false
@@ -328,7 +328,7 @@ extension ManagedObjectContext {
     private func currentDestinations(_ object: ManagedObject, _ index: Int) -> [ManagedObject] {
         if let loaded = relationshipContents(object, index) { return loaded }
         guard !object.entity.relationships[index].isToMany, let id = object.storedToOne[index],
-            let destination = registeredObjects[id]
+            let destination = registry[id]
         else { return [] }
         return [destination]
     }

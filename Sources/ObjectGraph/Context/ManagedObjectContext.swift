@@ -68,7 +68,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     private let serial: Int
 
     // Confined state (touched only on `queue`).
-    var registeredObjects: [ManagedObjectID: ManagedObject] = [:]
+    /// Every registered object by ID (Core Data's uniquing table): at most one object per ID per context.
+    var registry: [ManagedObjectID: ManagedObject] = [:]
     var insertedObjectsByIdentity: [ObjectIdentifier: ManagedObject] = [:]
     var updatedObjectsByIdentity: [ObjectIdentifier: ManagedObject] = [:]
     var deletedObjectsByIdentity: [ObjectIdentifier: ManagedObject] = [:]
@@ -169,7 +170,12 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     // MARK: - Registration, insert, delete
 
     /// The objects currently registered (fetched, inserted or merged) in this context.
-    public var registeredObjectsCount: Int { registeredObjects.count }
+    public var registeredObjectsCount: Int { registry.count }
+    /// The objects currently registered (fetched, inserted, faulted in or merged) in this context.
+    public var registeredObjects: Set<ManagedObject> {
+        checkQueue("registeredObjects")
+        return Set(registry.values)
+    }
 
     /// Objects inserted and not yet saved.
     public var insertedObjects: Set<ManagedObject> { Set(insertedObjectsByIdentity.values) }
@@ -205,7 +211,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         object.managedObjectContext = self
         object.insertedFlag = true
         object.deletedFlag = false
-        registeredObjects[object.objectID] = object
+        registry[object.objectID] = object
         insertedObjectsByIdentity[ObjectIdentifier(object)] = object
         pending.note(object, .inserted)
         if !object.hasAwokenFromInsert {
@@ -231,7 +237,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         updatedObjectsByIdentity[key] = nil
         if object.insertedFlag {
             insertedObjectsByIdentity[key] = nil
-            registeredObjects[object.objectID] = nil
+            registry[object.objectID] = nil
             object.insertedFlag = false
         } else {
             deletedObjectsByIdentity[key] = object
@@ -257,15 +263,15 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// The registered object for `objectID`, without any I/O; nil when none is registered.
     public func registeredObject(for objectID: ManagedObjectID) -> ManagedObject? {
         checkQueue("registeredObject(for:)")
-        return registeredObjects[objectID] ?? permanentIDsByTemporaryID[objectID].flatMap { registeredObjects[$0] }
+        return registry[objectID] ?? permanentIDsByTemporaryID[objectID].flatMap { registry[$0] }
     }
 
     /// The object for `objectID`: the registered one, or a fault that loads its values when first read.
     /// Never does I/O; if the row no longer exists, the fault turns into a deleted object when fired.
     public func object(with objectID: ManagedObjectID) throws(ObjectGraphError) -> ManagedObject {
         checkQueue("object(with:)")
-        if let object = registeredObjects[objectID] { return object }
-        if let object = permanentIDsByTemporaryID[objectID].flatMap({ registeredObjects[$0] }) { return object }
+        if let object = registry[objectID] { return object }
+        if let object = permanentIDsByTemporaryID[objectID].flatMap({ registry[$0] }) { return object }
         guard let entity = persistentStoreCoordinator?.managedObjectModel.entity(named: objectID.entityName) else {
             throw .unknownEntity(objectID.entityName)
         }
@@ -273,7 +279,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         object.objectID = objectID
         object.managedObjectContext = self
         object.faultFlag = true
-        registeredObjects[objectID] = object
+        registry[objectID] = object
         return object
     }
 
