@@ -50,6 +50,17 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
     case invalidStoreOption(name: String, reason: String)
     /// An insert asked for a permanent ID whose row already exists.
     case duplicateObjectID(ManagedObjectID)
+    /// A store management operation (backup, migration, replacement) would overwrite a file or folder that
+    /// already exists at `path`; nothing was changed.
+    case destinationExists(path: String)
+    /// The store file at `path` is added to this coordinator, and the operation needs it not to be (remove
+    /// it with ``PersistentStoreCoordinator/remove(_:)`` first); nothing was changed.
+    case storeInUse(path: String)
+    /// A store management operation cannot do what was asked (for example replace an in-memory store, which
+    /// has no file, or copy a store onto its own file); nothing was changed.
+    case unsupportedStoreOperation(String)
+    /// Creating, copying or removing a store's file, side file or folder failed.
+    case fileOperationFailed(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -83,6 +94,13 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
             "\(from) cannot be related to \(to): they live in different stores."
         case let .invalidStoreOption(name, reason): "Store option '\(name)' is not valid: \(reason)."
         case .duplicateObjectID(let id): "An object with ID \(id) already exists in its store."
+        case .destinationExists(let path):
+            "\(path) already exists; it was left as it is (destroy it first, or replace it with "
+                + "replacePersistentStore if it is a store)."
+        case .storeInUse(let path):
+            "The store at \(path) is added to this coordinator; remove it from the coordinator first. Nothing was changed."
+        case .unsupportedStoreOperation(let reason): "Unsupported store operation: \(reason)."
+        case let .fileOperationFailed(path, reason): "Could not change \(path): \(reason)."
         }
     }
 }
@@ -95,11 +113,31 @@ public struct MergeConflict: Sendable, Hashable, CustomStringConvertible {
     public var expectedVersion: Int64
     /// The row version now in the store; 0 when the row was deleted.
     public var storeVersion: Int64
+    /// The object's persistent values as the context would have saved them, by attribute name.
+    public var objectSnapshot: [String: AttributeValue] = [:]
+    /// The values the context last read from (or saved to) the store.
+    public var cachedSnapshot: [String: AttributeValue] = [:]
+    /// The values now in the store; nil when the row was deleted.
+    public var persistedSnapshot: [String: AttributeValue]? = nil
+
+    /// A conflict with only the versions known (the store reports these; the context adds the snapshots).
+    public init(objectID: ManagedObjectID, expectedVersion: Int64, storeVersion: Int64) {
+        self.objectID = objectID
+        self.expectedVersion = expectedVersion
+        self.storeVersion = storeVersion
+    }
+
+    /// The attributes whose stored value differs from what the context read.
+    public var keysChangedInStore: [String] {
+        guard let persisted = persistedSnapshot else { return [] }
+        return persisted.keys.filter { persisted[$0] != cachedSnapshot[$0] }.sorted()
+    }
 
     public var description: String {
         storeVersion == 0
             ? "\(objectID) was deleted (had version \(expectedVersion))"
             : "\(objectID) is at version \(storeVersion), expected \(expectedVersion)"
+                + (keysChangedInStore.isEmpty ? "" : " (changed in the store: \(keysChangedInStore.joined(separator: ", ")))")
     }
 }
 

@@ -26,9 +26,9 @@ extension ManagedObjectContext {
             object.willSave()
         }
         processPendingChanges()
-        let inserted = insertedObjectsByIdentity.values.sorted { $0.objectID.key < $1.objectID.key }
-        let updated = Array(updatedObjectsByIdentity.values)
-        let deleted = Array(deletedObjectsByIdentity.values)
+        var inserted = insertedObjectsByIdentity.values.sorted { $0.objectID.key < $1.objectID.key }
+        var updated = Array(updatedObjectsByIdentity.values)
+        var deleted = Array(deletedObjectsByIdentity.values)
         // Every object's own checks (overridable), all failures collected into one error.
         var failures: [ValidationFailure] = []
         func collect(_ check: () throws(ObjectGraphError) -> Void) throws(ObjectGraphError) {
@@ -48,25 +48,29 @@ extension ManagedObjectContext {
             return
         }
 
-        var request = StoreSaveRequest()
-        for object in inserted {
-            // An object given its permanent ID ahead of the save (obtainPermanentIDs) keeps it.
-            request.inserts.append(.init(temporaryID: object.objectID, entity: object.entity,
-                values: persistentValues(object), toOne: toOneForSave(object),
-                permanentID: object.objectID.isTemporaryID ? nil : object.objectID))
-            request.joinChanges += joinChanges(for: object)
-            request.orderChanges += orderChanges(for: object)
+        // Conflicts with the store are resolved by the merge policy and the save tried again (a few times:
+        // other contexts may keep changing the same rows); with the default `.error` policy they are thrown.
+        var request = saveRequest(inserted: inserted, updated: updated, deleted: deleted)
+        var attempts = 0
+        let result: StoreSaveResult
+        while true {
+            do {
+                result = try coordinator.save(request)
+                break
+            } catch {
+                guard case .mergeConflicts(let conflicts) = error else { throw error }
+                let detailed = describe(conflicts, coordinator: coordinator)
+                attempts += 1
+                guard mergePolicy != .error, attempts <= Self.maximumConflictRetries else {
+                    throw .mergeConflicts(detailed)
+                }
+                resolve(detailed, coordinator: coordinator)
+                inserted = insertedObjectsByIdentity.values.sorted { $0.objectID.key < $1.objectID.key }
+                updated = Array(updatedObjectsByIdentity.values)
+                deleted = Array(deletedObjectsByIdentity.values)
+                request = saveRequest(inserted: inserted, updated: updated, deleted: deleted)
+            }
         }
-        for object in updated {
-            request.updates.append(.init(objectID: object.objectID, entity: object.entity,
-                values: persistentValues(object), expectedVersion: object.rowVersion, toOne: toOneForSave(object)))
-            request.joinChanges += joinChanges(for: object)
-            request.orderChanges += orderChanges(for: object)
-        }
-        for object in deleted {
-            request.deletes.append(.init(objectID: object.objectID, entity: object.entity, expectedVersion: object.rowVersion))
-        }
-        let result = try coordinator.save(request)
 
         // The store committed: from here on nothing can fail.
         var snapshots: [ManagedObjectID: RowSnapshot] = [:]
@@ -122,6 +126,31 @@ extension ManagedObjectContext {
             ContextDidSave(
                 inserted: insertedIDs, updated: updatedIDs, deleted: deletedIDs, snapshots: snapshots,
                 contextName: name, sourceContext: ObjectIdentifier(self), permanentIDs: permanentIDs))
+    }
+
+    /// The store's view of a save: rows to insert, update and delete, and relationship changes.
+    private func saveRequest(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject])
+        -> StoreSaveRequest
+    {
+        var request = StoreSaveRequest()
+        for object in inserted {
+            // An object given its permanent ID ahead of the save (obtainPermanentIDs) keeps it.
+            request.inserts.append(.init(temporaryID: object.objectID, entity: object.entity,
+                values: persistentValues(object), toOne: toOneForSave(object),
+                permanentID: object.objectID.isTemporaryID ? nil : object.objectID))
+            request.joinChanges += joinChanges(for: object)
+            request.orderChanges += orderChanges(for: object)
+        }
+        for object in updated {
+            request.updates.append(.init(objectID: object.objectID, entity: object.entity,
+                values: persistentValues(object), expectedVersion: object.rowVersion, toOne: toOneForSave(object)))
+            request.joinChanges += joinChanges(for: object)
+            request.orderChanges += orderChanges(for: object)
+        }
+        for object in deleted {
+            request.deletes.append(.init(objectID: object.objectID, entity: object.entity, expectedVersion: object.rowVersion))
+        }
+        return request
     }
 
     /// Values as the store keeps them: transient attributes are never saved.

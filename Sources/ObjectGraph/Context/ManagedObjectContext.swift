@@ -52,6 +52,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public var automaticallyMergesChangesFromParent = false {
         didSet { updateAutomaticMerging() }
     }
+    /// How a save resolves conflicts with changes other contexts saved meanwhile; `.error` by default.
+    public var mergePolicy: MergePolicy = .error
 
     private var attachedCoordinator: PersistentStoreCoordinator?
     /// Set once a child context names this one as its parent: temporary IDs this context re-keys are then
