@@ -23,6 +23,8 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
     case predicate(FetchPredicateError)
     /// Objects being saved were changed or deleted in the store since they were fetched (optimistic locking).
     case mergeConflicts([MergeConflict])
+    /// Inserted objects repeat the values of a uniqueness constraint (with the `.error` merge policy).
+    case constraintConflicts([ConstraintConflict])
     /// Objects failed validation at save.
     case validation([ValidationFailure])
     /// A fetch found objects of a class other than the request's result class.
@@ -74,6 +76,9 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
         case .predicate(let error): "\(error)"
         case .mergeConflicts(let conflicts):
             "Could not save: \(conflicts.count) object(s) changed in the store since they were read: "
+                + conflicts.map(\.description).joined(separator: "; ")
+        case .constraintConflicts(let conflicts):
+            "Could not save: \(conflicts.count) uniqueness conflict(s): "
                 + conflicts.map(\.description).joined(separator: "; ")
         case .validation(let failures):
             "Could not save: " + failures.map(\.description).joined(separator: "; ")

@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteStorage
 
 extension ManagedObjectContext {
     /// Writes every unsaved insert, update and delete to the store in one transaction.
@@ -50,7 +51,7 @@ extension ManagedObjectContext {
 
         // Conflicts with the store are resolved by the merge policy and the save tried again (a few times:
         // other contexts may keep changing the same rows); with the default `.error` policy they are thrown.
-        var request = saveRequest(inserted: inserted, updated: updated, deleted: deleted)
+        var request = try resolvedSaveRequest(&inserted, &updated, &deleted)
         var attempts = 0
         let result: StoreSaveResult
         while true {
@@ -58,9 +59,16 @@ extension ManagedObjectContext {
                 result = try coordinator.save(request)
                 break
             } catch {
+                attempts += 1
+                if case .sqlite(let failure) = error, failure.extendedCode == SQLiteError.constraintUnique,
+                    mergePolicy != .error, attempts <= Self.maximumConflictRetries
+                {
+                    // Another context inserted the same unique values meanwhile: resolve again.
+                    request = try resolvedSaveRequest(&inserted, &updated, &deleted)
+                    continue
+                }
                 guard case .mergeConflicts(let conflicts) = error else { throw error }
                 let detailed = describe(conflicts, coordinator: coordinator)
-                attempts += 1
                 guard mergePolicy != .error, attempts <= Self.maximumConflictRetries else {
                     throw .mergeConflicts(detailed)
                 }
@@ -126,6 +134,17 @@ extension ManagedObjectContext {
             ContextDidSave(
                 inserted: insertedIDs, updated: updatedIDs, deleted: deletedIDs, snapshots: snapshots,
                 contextName: name, sourceContext: ObjectIdentifier(self), permanentIDs: permanentIDs))
+    }
+
+    /// Resolves uniqueness conflicts, then gives the (possibly changed) objects to save and their request.
+    private func resolvedSaveRequest(
+        _ inserted: inout [ManagedObject], _ updated: inout [ManagedObject], _ deleted: inout [ManagedObject]
+    ) throws(ObjectGraphError) -> StoreSaveRequest {
+        try resolveUniquenessConflicts()
+        inserted = insertedObjectsByIdentity.values.sorted { $0.objectID.key < $1.objectID.key }
+        updated = Array(updatedObjectsByIdentity.values)
+        deleted = Array(deletedObjectsByIdentity.values)
+        return saveRequest(inserted: inserted, updated: updated, deleted: deleted)
     }
 
     /// The store's view of a save: rows to insert, update and delete, and relationship changes.
