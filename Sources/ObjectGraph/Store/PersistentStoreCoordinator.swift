@@ -137,24 +137,6 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         rowCache.withLock { $0.removeAll(inStore: store.identifier) }
     }
 
-    /// Puts `replacement` in the place of `store`, at the same position in the routing order, in one step, so
-    /// that no fetch or save meets the coordinator with neither (what migrating a store does), and drops
-    /// `store`'s rows from the row cache.
-    ///
-    /// - Returns: false when `store` is not one of this coordinator's stores, or another store has
-    ///   `replacement`'s identifier.
-    func exchange(_ store: PersistentStore, for replacement: PersistentStore) -> Bool {
-        let exchanged: Bool = stores.withLock { stores in
-            guard let index = stores.firstIndex(where: { $0 === store }),
-                !stores.contains(where: { $0 !== store && $0.identifier == replacement.identifier })
-            else { return false }
-            stores[index] = replacement
-            return true
-        }
-        if exchanged { rowCache.withLock { $0.removeAll(inStore: store.identifier) } }
-        return exchanged
-    }
-
     /// The entity names a configuration holds; nil for every entity.
     private func entityNames(ofConfiguration name: String?) throws(ObjectGraphError) -> Set<String>? {
         guard let name else { return nil }

@@ -121,18 +121,6 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
         }
     }
 
-    /// Closes the writer and every idle reader, for a store that leaves its coordinator for good (destroyed or
-    /// migrated elsewhere): a save that still reaches this object then fails, and can be retried through the
-    /// coordinator, instead of writing into a file that is no longer the store. Readers in use at the time are
-    /// closed when the store is released.
-    func closeConnections() {
-        writer.withLock { $0.close() }
-        readers.withLock { pool in
-            for connection in pool { connection.close() }
-            pool.removeAll()
-        }
-    }
-
     /// The table layout of `entity`.
     func layout(of entity: EntityDescription) throws(ObjectGraphError) -> TableLayout {
         guard let layout = layouts[entity.name] else { throw .unknownEntity(entity.name) }
