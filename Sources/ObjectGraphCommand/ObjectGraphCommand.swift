@@ -5,14 +5,15 @@ import ObjectGraph
 /// `objectgraph`: a command-line tool on the ObjectGraph framework.
 ///
 /// It lists a model's entities, imports JSON or CSV into a store, queries a store with a predicate format
-/// string, describes a store's metadata, and generates Swift classes for a model. Each subcommand lives in
-/// its own file; the work itself is done by small types (``ModelListing``, ``ObjectImporter``,
-/// ``QueryRunner``, ``StoreInspector``, ``CodeGenerator``) that the tests also call directly.
+/// string, describes a store's metadata, backs a store up, and generates Swift classes for a model. Each
+/// subcommand lives in its own file; the work itself is done by small types (``ModelListing``,
+/// ``ObjectImporter``, ``QueryRunner``, ``StoreInspector``, ``StoreBackup``, ``CodeGenerator``) that the tests
+/// also call directly.
 @main
 struct ObjectGraphCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "objectgraph",
-        abstract: "Inspect, import into, query and generate code for ObjectGraph models and stores.",
+        abstract: "Inspect, import into, query, back up and generate code for ObjectGraph models and stores.",
         discussion: """
             ObjectGraph is Core Data for Swift on Linux. A model is an Xcode model file \
             (.xcdatamodeld or .xcdatamodel); a store is an SQLite file in Core Data's layout. Every \
@@ -20,6 +21,7 @@ struct ObjectGraphCommand: ParsableCommand {
             """,
         version: "0.2.0",
         subcommands: [
-            ModelCommand.self, ImportCommand.self, QueryCommand.self, StoreInfoCommand.self, CodegenCommand.self,
+            ModelCommand.self, ImportCommand.self, QueryCommand.self, StoreInfoCommand.self, BackupCommand.self,
+            CodegenCommand.self,
         ])
 }

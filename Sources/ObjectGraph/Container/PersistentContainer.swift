@@ -28,14 +28,14 @@ open class PersistentContainer: @unchecked Sendable {
     /// The main-queue context for the user interface, named "viewContext". It merges every save of the
     /// container's other contexts automatically (``ManagedObjectContext/automaticallyMergesChangesFromParent``).
     public let viewContext: ManagedObjectContext
-    private let descriptions: Mutex<[PersistentStoreDescription]>
+    private let descriptions: Locked<[PersistentStoreDescription]>
 
     /// Creates a container for `model`, with one default SQLite store description (nothing is opened yet).
     public init(name: String, managedObjectModel model: ManagedObjectModel) {
         self.name = name
         managedObjectModel = model
         persistentStoreCoordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        descriptions = Mutex([PersistentStoreDescription(
+        descriptions = Locked([PersistentStoreDescription(
             url: Self.defaultDirectoryURL().appendingPathComponent("\(name).sqlite"))])
         viewContext = ManagedObjectContext(concurrencyType: .mainQueue)
         viewContext.name = "viewContext"

@@ -62,9 +62,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Temporary IDs that became permanent (by this context's save or a merged one), for lookups by children.
     var permanentIDsByTemporaryID: [ManagedObjectID: ManagedObjectID] = [:]
     /// Permanent IDs handed down by the parent, not yet adopted on this context's queue.
-    let pendingPermanentIDs = Mutex<[ManagedObjectID: ManagedObjectID]>([:])
+    let pendingPermanentIDs = Locked<[ManagedObjectID: ManagedObjectID]>([:])
     /// This context's children, which follow the permanent IDs its objects get.
-    let children = Mutex<[WeakContext]>([])
+    let children = Locked<[WeakContext]>([])
 
     let queue: DispatchQueue
     private let serial: Int
@@ -84,13 +84,13 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     }
 
     private let objectsDidChangeObservers = ObserverList<(ObjectsDidChange) -> Void>()
-    private let didSaveObservers = Mutex<[UInt64: @Sendable (ContextDidSave) -> Void]>([:])
+    private let didSaveObservers = Locked<[UInt64: @Sendable (ContextDidSave) -> Void]>([:])
     private let willSaveObservers = ObserverList<() -> Void>()
     /// Told about saves that reached this context as a parent store: its own saves and its children's pushes.
-    private let parentStoreSaveObservers = Mutex<[UInt64: @Sendable (ContextDidSave) -> Void]>([:])
+    private let parentStoreSaveObservers = Locked<[UInt64: @Sendable (ContextDidSave) -> Void]>([:])
     private let nextObserverID = Atomic<UInt64>(0)
     private var automaticMergeToken: ObservationToken?
-    let incomingSaves = Mutex<(saves: [ContextDidSave], scheduled: Bool)>(([], false))
+    let incomingSaves = Locked<(saves: [ContextDidSave], scheduled: Bool)>(([], false))
 
     /// Creates a context of the given concurrency type. Attach it to a coordinator before use.
     public init(concurrencyType: ConcurrencyType) {

@@ -2,10 +2,10 @@ import Synchronization
 
 /// Keeps an observation alive: the observer is removed when you call ``cancel()`` or drop the token.
 public final class ObservationToken: Sendable {
-    private let onCancel: Mutex<(@Sendable () -> Void)?>
+    private let onCancel: Locked<(@Sendable () -> Void)?>
 
     init(_ onCancel: @escaping @Sendable () -> Void) {
-        self.onCancel = Mutex(onCancel)
+        self.onCancel = Locked(onCancel)
     }
 
     /// Stops the observation. Calling it again does nothing.

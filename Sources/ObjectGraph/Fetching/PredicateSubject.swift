@@ -87,7 +87,7 @@ enum KeyPathReader {
         let path: String
     }
 
-    private static let toManyPaths = Mutex<[ToManyKey: Bool]>([:])
+    private static let toManyPaths = Locked<[ToManyKey: Bool]>([:])
 
     /// `SELF`: the subject's identity, or its single value for a plain-value subject.
     static func identity(of subject: any PredicateSubject) -> FetchPredicate.Resolved {

@@ -27,7 +27,7 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
     let model: ManagedObjectModel
     /// A read-only in-memory store stays empty for good; it exists so that both store types honour the option.
     let isReadOnly: Bool
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(identifier: String, model: ManagedObjectModel, isReadOnly: Bool = false) {
         self.identifier = identifier
@@ -347,5 +347,45 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
             return .success(result)
         }
         return try result.get()
+    }
+}
+
+// MARK: Whole contents (store management: migrating a store to or from memory)
+
+extension InMemoryStore {
+    /// The highest primary key handed out so far in each hierarchy, by root entity name.
+    var primaryKeyMaxima: [String: Int64] { state.withLock { $0.maxPrimaryKey } }
+
+    /// Replaces everything the store holds with `contents`: rows keep their keys, versions and to-one
+    /// destinations, to-many relationships their members and order, and key counters continue after the
+    /// source's. The rows' IDs must name this store's identifier. Used to fill a new store, so it loads even
+    /// a read-only one.
+    func load(_ contents: StoreContents) {
+        var loaded = State()
+        for row in contents.rows {
+            guard let entity = model.entity(named: row.objectID.entityName), let key = row.objectID.primaryKey else {
+                continue
+            }
+            let root = root(entity)
+            loaded.rows[root, default: [:]][key] = Row(
+                entityName: entity.name, values: row.values, version: row.version, toOne: row.toOne)
+            loaded.maxPrimaryKey[root] = max(loaded.maxPrimaryKey[root] ?? 0, key)
+        }
+        for (name, maximum) in contents.primaryKeyMaxima {
+            loaded.maxPrimaryKey[name] = max(loaded.maxPrimaryKey[name] ?? 0, maximum)
+        }
+        for relation in contents.toMany {
+            guard let key = relation.owner.primaryKey else { continue }
+            let relationship = relation.entity.relationships[relation.relationshipIndex]
+            let joinKey = Self.joinKey(relation.entity, relation.relationshipIndex, key)
+            let inverse = relationship.inverseName.flatMap {
+                model.entity(named: relationship.destinationEntityName)?.relationship(named: $0)
+            }
+            // One-to-many contents follow from the destinations' to-one values; others are kept as lists.
+            let derivedFromInverse = inverse.map { !$0.isToMany } ?? false
+            if !derivedFromInverse { loaded.joins[joinKey] = relation.members }
+            if relationship.isOrdered { loaded.joins[joinKey + "#order"] = relation.members }
+        }
+        state.withLock { $0 = loaded }
     }
 }

@@ -27,7 +27,7 @@ public final class PersistentStore: Sendable, CustomStringConvertible {
     let backend: any StoreBackend
     /// The names of the entities this store holds; nil for every entity.
     let entityNames: Set<String>?
-    private let currentMetadata: Mutex<StoreMetadata>
+    private let currentMetadata: Locked<StoreMetadata>
 
     init(
         type: PersistentStoreType, url: URL?, identifier: String, metadata: StoreMetadata, backend: any StoreBackend,
@@ -37,7 +37,7 @@ public final class PersistentStore: Sendable, CustomStringConvertible {
         self.type = type
         self.url = url
         self.identifier = identifier
-        self.currentMetadata = Mutex(metadata)
+        self.currentMetadata = Locked(metadata)
         self.backend = backend
         self.configurationName = configurationName
         self.entityNames = entityNames

@@ -21,11 +21,11 @@ import Synchronization
 public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// The model every store and context of this coordinator uses.
     public let managedObjectModel: ManagedObjectModel
-    private let stores = Mutex<[PersistentStore]>([])
-    private let saveObservers = Mutex<[UInt64: @Sendable (ContextDidSave) -> Void]>([:])
+    private let stores = Locked<[PersistentStore]>([])
+    private let saveObservers = Locked<[UInt64: @Sendable (ContextDidSave) -> Void]>([:])
     private let nextObserverID = Atomic<UInt64>(0)
     /// Saved rows by object ID, shared by every context of this coordinator (see ``rows(for:entity:)``).
-    let rowCache = Mutex(RowCache())
+    let rowCache = Locked(RowCache())
     /// How many rows ``rows(for:entity:)`` answered from the row cache, for tests and diagnostics.
     let rowCacheHits = Atomic<Int>(0)
 
@@ -135,6 +135,24 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         }
         guard removed else { throw .unknownStore(identifier: store.identifier) }
         rowCache.withLock { $0.removeAll(inStore: store.identifier) }
+    }
+
+    /// Puts `replacement` in the place of `store`, at the same position in the routing order, in one step, so
+    /// that no fetch or save meets the coordinator with neither (what migrating a store does), and drops
+    /// `store`'s rows from the row cache.
+    ///
+    /// - Returns: false when `store` is not one of this coordinator's stores, or another store has
+    ///   `replacement`'s identifier.
+    func exchange(_ store: PersistentStore, for replacement: PersistentStore) -> Bool {
+        let exchanged: Bool = stores.withLock { stores in
+            guard let index = stores.firstIndex(where: { $0 === store }),
+                !stores.contains(where: { $0 !== store && $0.identifier == replacement.identifier })
+            else { return false }
+            stores[index] = replacement
+            return true
+        }
+        if exchanged { rowCache.withLock { $0.removeAll(inStore: store.identifier) } }
+        return exchanged
     }
 
     /// The entity names a configuration holds; nil for every entity.

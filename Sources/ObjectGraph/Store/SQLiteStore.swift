@@ -21,8 +21,8 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
     private var layoutsByNumber: [Int: TableLayout] = [:]
     /// Join tables of many-to-many relationships, keyed by `"Entity.relationship"` of the declaring entity.
     private(set) var joinTables: [String: JoinTable] = [:]
-    private let writer: Mutex<SQLiteConnection>
-    private let readers = Mutex<[SQLiteConnection]>([])
+    private let writer: Locked<SQLiteConnection>
+    private let readers = Locked<[SQLiteConnection]>([])
     private static let maximumIdleReaders = 4
     /// How many read operations (each one query, or one chunked key lookup) the store has run; tests use it to
     /// check that faults and prefetching cost what they promise.
@@ -50,7 +50,7 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
         } catch {
             throw Self.openError(error, path: path)
         }
-        writer = Mutex(connection)
+        writer = Locked(connection)
         do {
             try Self.configure(connection)
             // A read-only connection cannot change the journal mode; the file keeps the one it was written with.
@@ -114,6 +114,18 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
     }
 
     deinit {
+        writer.withLock { $0.close() }
+        readers.withLock { pool in
+            for connection in pool { connection.close() }
+            pool.removeAll()
+        }
+    }
+
+    /// Closes the writer and every idle reader, for a store that leaves its coordinator for good (destroyed or
+    /// migrated elsewhere): a save that still reaches this object then fails, and can be retried through the
+    /// coordinator, instead of writing into a file that is no longer the store. Readers in use at the time are
+    /// closed when the store is released.
+    func closeConnections() {
         writer.withLock { $0.close() }
         readers.withLock { pool in
             for connection in pool { connection.close() }

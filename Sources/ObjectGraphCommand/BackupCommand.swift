@@ -1,0 +1,124 @@
+import ArgumentParser
+import Foundation
+import ObjectGraph
+
+/// `objectgraph backup`: copies a store with SQLite's online backup, after checking it against a model.
+struct BackupCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backup",
+        abstract: "Copy a store to a new file with SQLite's online backup, safely while it is in use.",
+        discussion: """
+            The store is opened and checked against the model first, so a file that is not a store \
+            (an empty file included), or a store written for another model, is refused. The copy is one consistent snapshot \
+            of every committed transaction, including those still in the store's -wal file, taken while \
+            other programs keep reading and writing the store; a transaction still open is not included. \
+            The copy keeps the store's UUID and its support folder (.<name>_SUPPORT) and passes SQLite's \
+            quick_check.
+
+            PATH must not exist, unless --force is given and PATH is an ObjectGraph store (or an empty \
+            file), which is then overwritten in place through SQLite, its old -wal and -shm included. A \
+            file that is not a store is never overwritten.
+            """)
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Option(name: .customLong("to"), help: ArgumentHelp("The file to write the copy to.", valueName: "path"))
+    var destination: String
+
+    @Flag(name: .long, help: "Overwrite PATH when it is an existing store.")
+    var force = false
+
+    func run() throws {
+        let model = try storeOptions.loadModel()
+        let summary = try StoreBackup.run(model: model, storeURL: storeOptions.storeURL,
+            destinationURL: URL(fileURLWithPath: destination), force: force)
+        print(summary.rendered())
+    }
+}
+
+/// What `backup` did.
+struct BackupSummary {
+    /// The store that was copied.
+    var storePath: String
+    /// The copy.
+    var destinationPath: String
+    /// The store's UUID, which the copy keeps.
+    var storeUUID: String
+    /// Whether an existing store at the destination was overwritten (`--force`).
+    var replaced: Bool
+
+    /// The summary as text.
+    func rendered() -> String {
+        "\(replaced ? "Replaced" : "Wrote") \(destinationPath) with a backup of \(storePath) (store UUID \(storeUUID))."
+    }
+}
+
+/// Backing up a store file, with the tool's checks and error messages.
+enum StoreBackup {
+    /// Opens the store at `storeURL` for `model` (checking that it is a store written for the model)
+    /// and copies it to `destinationURL` with the online backup.
+    ///
+    /// - Throws: ``CommandFailure`` when the store is missing, not a store or written for another model, when
+    ///   the destination exists (without `force`, or when it is not a store), or when the copy fails.
+    static func run(model: ManagedObjectModel, storeURL: URL, destinationURL: URL, force: Bool) throws(CommandFailure)
+        -> BackupSummary
+    {
+        let source = storeURL.standardizedFileURL
+        let destination = destinationURL.standardizedFileURL
+        if source.resolvingSymlinksInPath().path == destination.resolvingSymlinksInPath().path {
+            throw CommandFailure("cannot back up \(source.path) onto itself; choose another --to path")
+        }
+        let (coordinator, store) = try open(model: model, storeURL: source)
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: destination.path, isDirectory: &isDirectory)
+        if exists {
+            guard force else {
+                throw CommandFailure("\(destination.path) already exists; pass --force to overwrite it with the backup")
+            }
+            if isDirectory.boolValue {
+                throw CommandFailure("\(destination.path) is a directory; give the path of a store file to --to")
+            }
+        }
+        do throws(ObjectGraphError) {
+            if exists {
+                try coordinator.replacePersistentStore(at: destination, withPersistentStoreFrom: source)
+            } else {
+                try coordinator.backupPersistentStore(store, to: destination)
+            }
+        } catch {
+            switch error {
+            case .notAnObjectGraphStore(let path, let reason) where path.hasSuffix(destination.lastPathComponent):
+                throw CommandFailure("refusing to overwrite \(destination.path), even with --force: it is not an "
+                    + "ObjectGraph store (\(reason))")
+            default:
+                throw CommandFailure("cannot back up \(source.path) to \(destination.path): \(error)")
+            }
+        }
+        return BackupSummary(storePath: source.path, destinationPath: destination.path, storeUUID: store.identifier,
+            replaced: exists)
+    }
+
+    /// Opens the store at `storeURL` for `model` as the other commands do, after checking that it is an
+    /// ObjectGraph store (so that, unlike `query`, an empty file is refused rather than made into a store).
+    static func open(model: ManagedObjectModel, storeURL: URL) throws(CommandFailure)
+        -> (PersistentStoreCoordinator, PersistentStore)
+    {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: storeURL.path, isDirectory: &isDirectory) else {
+            throw CommandFailure("cannot open the store \(storeURL.path): no such file")
+        }
+        if isDirectory.boolValue {
+            throw CommandFailure("cannot open the store \(storeURL.path): it is a directory")
+        }
+        do {
+            _ = try PersistentStoreCoordinator.metadataForPersistentStore(at: storeURL)
+        } catch {
+            throw CommandFailure("cannot open the store \(storeURL.path): \(error)")
+        }
+        let context = try StoreOpener.openContext(model: model, storeURL: storeURL, creating: false)
+        guard let coordinator = context.persistentStoreCoordinator, let store = coordinator.persistentStores.first else {
+            throw CommandFailure("cannot open the store \(storeURL.path): it was not added")
+        }
+        return (coordinator, store)
+    }
+}
