@@ -64,6 +64,10 @@ let package = Package(
             name: "ObjectGraphCommand",
             dependencies: ["ObjectGraph", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        // Test-only (no product): the child process the kill test SIGKILLs, and a fault-injecting SQLite VFS.
+        .executableTarget(name: "objectgraph-crash-importer", dependencies: ["ObjectGraph"],
+            path: "Sources/ObjectGraphCrashImporter"),
+        .target(name: "CFaultVFS", dependencies: ["CSQLite"]),
 
         // Helpers shared by the test targets (seeded randomness, temporary folders).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -79,6 +83,8 @@ let package = Package(
             dependencies: [
                 "ObjectGraph", "SQLiteStorage", "SectionedChanges", "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                // The kill test runs the importer (depending on it makes `swift test` build it); I/O-fault tests.
+                "objectgraph-crash-importer", "CFaultVFS",
             ],
             exclude: ["Fixtures"]
         ),

@@ -1,0 +1,169 @@
+// objectgraph-crash-importer: the child process of the kill test (Tests/ObjectGraphTests/KillTests.swift).
+// Not shipped to users (no product); `swift test` builds it because ObjectGraphTests depends on it.
+//
+// Usage: objectgraph-crash-importer STORE --batch-size N --until B [--wal-autocheckpoint P]
+//        [--fault redo-last|tear-batch]
+//
+// Opens the SQLite store at STORE (creating it), finds the highest batch it holds, and imports batches after it
+// until batch B-1 exists. Batch b is N `ImportedItem` objects with `batch = b` and `seq = b * N + i` (i < N),
+// saved with one `context.save()`. It resumes from the store alone, never from a log of its own, so it can be
+// killed at any moment and started again.
+//
+// Progress goes to standard output, one unbuffered line per step, so the test can kill it at known places:
+//   R <b>   opened the store; the next batch to import is b
+//   B <b>   building batch b (objects being inserted into the context)
+//   S <b>   saving batch b (`context.save()` called)
+//   C <b>   batch b is committed
+//   D       done: batches 0..<B are all in the store
+// `--wal-autocheckpoint P` opens the store with that SQLite pragma (through PersistentStoreOptions), so that
+// WAL checkpoints happen every few batches and kills land in them too.
+// Exit status: 0 done, 2 bad arguments, 3 the store holds an incomplete batch, 4 any other error.
+//
+// `--fault` deliberately breaks the importer, so the test can show that its checks catch real damage:
+// `redo-last` resumes one batch too early (duplicate sequence numbers), `tear-batch` saves the first half of the
+// batch after the last one present in its own save and then kills itself (a torn batch).
+
+import Foundation
+import ObjectGraph
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes one progress line straight to file descriptor 1 (no buffering, so a kill loses nothing printed).
+func progress(_ line: String) {
+    let bytes = Array((line + "\n").utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes[offset...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+        if written > 0 {
+            offset += written
+        } else if written < 0 && errno == EINTR {
+            continue
+        } else {
+            return
+        }
+    }
+}
+
+/// Prints `message` to standard error and exits with `status`.
+func fail(_ status: Int32, _ message: String) -> Never {
+    FileHandle.standardError.write(Data("objectgraph-crash-importer: \(message)\n".utf8))
+    exit(status)
+}
+
+/// The command line, parsed.
+struct Options {
+    var storePath = ""
+    var batchSize = 100
+    var until = 50
+    var walAutocheckpoint: Int?
+    var fault: String?
+
+    init(_ arguments: [String]) {
+        var rest = arguments.makeIterator()
+        while let argument = rest.next() {
+            switch argument {
+            case "--batch-size":
+                guard let value = rest.next().flatMap(Int.init), value > 0 else { fail(2, "--batch-size needs N > 0") }
+                batchSize = value
+            case "--until":
+                guard let value = rest.next().flatMap(Int.init), value >= 0 else { fail(2, "--until needs B >= 0") }
+                until = value
+            case "--wal-autocheckpoint":
+                guard let value = rest.next().flatMap(Int.init), value >= 0 else {
+                    fail(2, "--wal-autocheckpoint needs P >= 0")
+                }
+                walAutocheckpoint = value
+            case "--fault":
+                guard let value = rest.next(), ["redo-last", "tear-batch"].contains(value) else {
+                    fail(2, "--fault is redo-last or tear-batch")
+                }
+                fault = value
+            default:
+                guard storePath.isEmpty, !argument.hasPrefix("-") else { fail(2, "unexpected argument \(argument)") }
+                storePath = argument
+            }
+        }
+        if storePath.isEmpty { fail(2, "usage: objectgraph-crash-importer STORE --batch-size N --until B") }
+    }
+}
+
+/// The importer's model: one entity, defined in code (the test reads the table `ZIMPORTEDITEM` directly).
+func importModel() throws -> ManagedObjectModel {
+    try ManagedObjectModel(entities: [
+        EntityDescription(name: "ImportedItem", attributes: [
+            AttributeDescription(name: "batch", type: .integer64, isOptional: false, defaultValue: 0),
+            AttributeDescription(name: "seq", type: .integer64, isOptional: false, defaultValue: 0),
+            AttributeDescription(name: "payload", type: .string),
+        ])
+    ])
+}
+
+/// Inserts objects `range` of batch `batch` into `context`.
+func insertItems(of batch: Int, _ range: Range<Int>, batchSize: Int, into context: ManagedObjectContext) throws {
+    for index in range {
+        let item = try context.insertNewObject(forEntityName: "ImportedItem")
+        let seq = batch * batchSize + index
+        item["batch"] = Int64(batch)
+        item["seq"] = Int64(seq)
+        item["payload"] = "item \(seq) of batch \(batch): " + String(repeating: "x", count: 40 + seq % 23)
+    }
+}
+
+/// Imports until `options.until` batches exist; see the file comment.
+func run(_ options: Options) throws {
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: try importModel())
+    var storeOptions = PersistentStoreOptions()
+    if let pages = options.walAutocheckpoint { storeOptions.sqlitePragmas["wal_autocheckpoint"] = "\(pages)" }
+    try coordinator.addPersistentStore(ofType: .sqlite, configurationName: nil,
+        at: URL(fileURLWithPath: options.storePath), options: storeOptions)
+    let context = ManagedObjectContext(concurrencyType: .privateQueue)
+    context.persistentStoreCoordinator = coordinator
+    context.name = "crash-importer"
+
+    try context.performAndWait {
+        // Resume from what the store holds: the highest batch must be complete, and the next one follows it.
+        var highest = FetchRequest<ManagedObject>(entityName: "ImportedItem",
+            sortCriteria: [SortCriterion("batch", ascending: false)], fetchLimit: 1)
+        highest.includesPendingChanges = false
+        var next = 0
+        if let last = try context.fetch(highest).first, let batch: Int64 = last["batch"] {
+            let count = try context.count(for: FetchRequest<ManagedObject>(entityName: "ImportedItem",
+                predicate: try FetchPredicate(format: "batch == %d", Int(batch))))
+            guard count == options.batchSize else {
+                fail(3, "batch \(batch) holds \(count) objects, not \(options.batchSize)")
+            }
+            next = Int(batch) + 1
+            if options.fault == "redo-last" { next -= 1 }
+        }
+        context.reset()
+        progress("R \(next)")
+
+        if options.fault == "tear-batch" {
+            try insertItems(of: next, 0..<options.batchSize / 2, batchSize: options.batchSize, into: context)
+            try context.save()
+            kill(getpid(), SIGKILL)
+        }
+        while next < options.until {
+            progress("B \(next)")
+            try insertItems(of: next, 0..<options.batchSize, batchSize: options.batchSize, into: context)
+            progress("S \(next)")
+            try context.save()
+            progress("C \(next)")
+            context.reset()
+            next += 1
+        }
+    }
+    progress("D")
+}
+
+do {
+    try run(Options(Array(CommandLine.arguments.dropFirst())))
+} catch {
+    fail(4, "\(error)")
+}
