@@ -74,11 +74,15 @@ extension PeopleApp {
     }
 
     private func drawKeyLine(into buffer: inout ScreenBuffer, row: Int, width: Int) {
-        let timing = "update \(Self.milliseconds(list.lastUpdateDuration)) ms · frame \(Self.milliseconds(lastFrameDuration)) ms "
+        let timing = "update \(Self.milliseconds(list.lastUpdateDuration)) · frame \(Self.milliseconds(lastFrameDuration)) ms "
         let timingWidth = DisplayWidth.of(timing)
         let room = width - timingWidth - 1
-        if let message {
-            let style = message.isError ? (screen.supportsColors ? TextStyle(foreground: .red, bold: true) : .bold) : .plain
+        let errorStyle = screen.supportsColors ? TextStyle(foreground: .red, bold: true) : TextStyle(bold: true)
+        if let failure = saveFailure {
+            let text = " " + failure.text + (failure.count > 1 ? " (\(failure.count) times)" : "")
+            buffer.write(text, at: 0, row: row, style: errorStyle, maxWidth: room > 10 ? room : width)
+        } else if let message {
+            let style = message.isError ? errorStyle : .plain
             buffer.write(" " + message.text, at: 0, row: row, style: style, maxWidth: room > 10 ? room : width)
         } else {
             buffer.write(keyHints, at: 0, row: row, style: .dim, maxWidth: room > 10 ? room : width)
@@ -96,7 +100,7 @@ extension PeopleApp {
         case .importPrompt: " Enter import · Esc cancel"
         case .confirmingDelete: " y delete · any other key keeps"
         case .browsing:
-            " / filter  s sort  Enter show  i I import  n e d  ? help  q quit"
+            " / filter  s sort  Enter show  i import  n e d  u undo  ? help  q quit"
         }
     }
 
@@ -169,7 +173,10 @@ extension PeopleApp {
         case .form(let form, _):
             form.draw(into: &buffer, in: rect, usesColors: screen.supportsColors)
         case .help:
-            PeopleHelp.draw(importOnKey: options.importOnKey, into: &buffer, in: rect)
+            let undo = PeopleHelp.UndoState(
+                undoName: undoManager.map { $0.canUndo ? $0.undoActionName : "" } ?? "",
+                redoName: undoManager.map { $0.canRedo ? $0.redoActionName : "" } ?? "")
+            PeopleHelp.draw(importOnKey: options.importOnKey, undo: undo, into: &buffer, in: rect)
         default:
             break
         }

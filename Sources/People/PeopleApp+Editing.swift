@@ -3,11 +3,11 @@ import ObjectGraph
 import TerminalTableView
 
 extension PeopleApp {
-    /// Saves the form through the view context: a new person is inserted, an edited one changed. Values
-    /// are converted and validated first (`validateValue(_:forKey:)`), so nothing reaches the context
-    /// until every field is acceptable; a save that still fails (`ObjectGraphError.validation`) shows
-    /// its failures under the fields and rolls the context back, so the list never shows a half-saved
-    /// person.
+    /// Saves the form through the view context: a new person is inserted, an edited one changed, as one
+    /// undo step (`u` takes it back). Values are converted and validated first (`validateValue(_:forKey:)`),
+    /// so nothing reaches the context until every field is acceptable; a commit that still fails
+    /// (`ObjectGraphError.validation`) shows its failures under the fields and takes the change back, so
+    /// the list never shows a half-saved person.
     func submit(_ form: PersonForm, editing existing: Person?) {
         var form = form
         let values: [(key: String, value: AttributeValue)]
@@ -37,15 +37,16 @@ extension PeopleApp {
             return
         }
         let context = stack.viewContext
-        if existing == nil { context.insert(person) }
-        for (key, value) in values {
-            person.setValue(value, forKey: key)
-        }
-        if existing == nil, person.createdAt == nil { person.createdAt = Date() }
         do {
-            try context.save()
+            try commitUserEdit(of: person) {
+                if existing == nil { context.insert(person) }
+                for (key, value) in values {
+                    person.setValue(value, forKey: key)
+                }
+                if existing == nil, person.createdAt == nil { person.createdAt = Date() }
+                return (existing == nil ? "add " : "edit ") + person.fullName
+            }
         } catch {
-            context.rollback()
             if case .validation(let failures) = error {
                 form.setErrors(Dictionary(failures.map { ($0.key, $0.reason) }, uniquingKeysWith: { first, _ in first }))
             } else {
@@ -54,27 +55,27 @@ extension PeopleApp {
             mode = .form(form, person: existing)
             return
         }
-        context.processPendingChanges()
         if let indexPath = list.resultsController.indexPath(forObject: person) {
             list.tableView.selectRow(at: indexPath, scrollPosition: .middle)
         }
-        message = ((existing == nil ? "Added " : "Saved ") + person.displayName + ".", false)
+        message = ((existing == nil ? "Added " : "Saved ") + person.displayName + " · u undoes", false)
         mode = .browsing
     }
 
-    /// Deletes `person` through the view context and saves; on failure the context is rolled back and
-    /// the error shown.
+    /// Deletes `person` through the view context and commits, as one undo step; on failure the deletion is
+    /// taken back and the error shown.
     func delete(_ person: Person) {
         let context = stack.viewContext
         guard person.managedObjectContext === context, !person.isDeleted else { return }
         let name = person.displayName
-        context.delete(person)
+        let fullName = person.fullName
         do {
-            try context.save()
-            context.processPendingChanges()
-            message = ("Deleted \(name).", false)
+            try commitUserEdit(of: person) {
+                context.delete(person)
+                return "delete \(fullName)"
+            }
+            message = ("Deleted \(name) · u undoes", false)
         } catch {
-            context.rollback()
             message = ("Could not delete \(name): \(error)", true)
         }
     }

@@ -80,11 +80,21 @@ public final class PeopleApp {
     var filterError: FetchPredicateError?
     /// A one-line note for the bottom line (a save, a deletion, an error), until the next key.
     var message: (text: String, isError: Bool)?
+    /// A save that failed after its commit (see ``PeopleStack/setDeferredSaveFailureHandler(_:)``), and when
+    /// it was reported: shown on the bottom line before anything else, and kept at least
+    /// ``saveFailureMinimumDisplay`` so that keys typed meanwhile cannot wipe it unseen.
+    var saveFailure: (text: String, at: ContinuousClock.Instant, count: Int)?
+    /// How long a failed save stays on the bottom line at least.
+    static let saveFailureMinimumDisplay = Duration.seconds(3)
     /// The serial number the next generated person's email gets.
     var nextSerial = 1
     /// Index of each running importer in ``importActivity``'s jobs.
     var activityIndexes: [ObjectIdentifier: Int] = [:]
     var needsDisplay = true
+    /// The person each undo step (and redo step) of the view context's undo manager is about, in step with
+    /// its stacks, so that `u` and `U` can show the person they changed.
+    var undoSubjects: [Person] = []
+    var redoSubjects: [Person] = []
     var lastRenderAt: ContinuousClock.Instant?
     var lastFrameDuration: Duration = .zero
 
@@ -98,6 +108,8 @@ public final class PeopleApp {
             flashDuration: options.flashDuration)
         list.tableView.configuration.usesColors = screen.supportsColors
         list.onChange = { [weak self] in self?.needsDisplay = true }
+        Self.installUndoManager(on: stack.viewContext)
+        stack.setDeferredSaveFailureHandler { [weak self] failure in self?.report(failure) }
     }
 
     /// Shows the list and starts the launch import, if one was asked for.
@@ -128,6 +140,9 @@ public final class PeopleApp {
             if case .browsing = mode { _ = list.tableView.handle(mouse) }
         case .key(let key):
             message = nil
+            if let failure = saveFailure, timeSource.now - failure.at >= Self.saveFailureMinimumDisplay {
+                saveFailure = nil
+            }
             handle(key)
         }
         needsDisplay = true
@@ -198,6 +213,8 @@ public final class PeopleApp {
             if let person = list.selectedPerson { mode = .form(PersonForm(editing: person), person: person) }
         case .character("d"):
             if let person = list.selectedPerson { mode = .confirmingDelete(person) }
+        case .character("u"): undoLastEdit()
+        case .character("U"): redoLastEdit()
         case .character("?"): mode = .help
         case .enter:
             if let person = list.selectedPerson { mode = .detail(person) }
@@ -245,6 +262,14 @@ public final class PeopleApp {
         }
     }
 
+    /// Shows a save that failed after its commit (repeats of the same failure are counted).
+    func report(_ failure: DeferredSaveFailure) {
+        let text = failure.description
+        let count = saveFailure.map { $0.text == text ? $0.count + 1 : 1 } ?? 1
+        saveFailure = (text, timeSource.now, count)
+        needsDisplay = true
+    }
+
     // MARK: - Time
 
     /// Called by the run loop on every timer tick: follows the imports, and redraws when something
@@ -260,9 +285,30 @@ public final class PeopleApp {
         if needsDisplay { render() }
     }
 
-    /// Stops running imports after their current batch and waits for them.
-    public func shutdown() {
+    /// Stops running imports after their current batch, then waits — without blocking the main queue,
+    /// which the imports' pushes may need — until they have stopped and everything they and the user
+    /// committed is on disk. `completion` runs on the main queue with what failed on the way, if anything.
+    public func shutdown(completion: @escaping @MainActor (DeferredSaveFailure?) -> Void) {
+        if importActivity.isRunning {
+            message = ("Stopping imports and saving…", false)
+            render()
+        }
         for importer in importers { importer.cancel() }
-        for importer in importers { importer.waitUntilStopped() }
+        let group = DispatchGroup()
+        for importer in importers {
+            group.enter()
+            importer.whenStopped { group.leave() }
+        }
+        let stack = stack
+        group.notify(queue: .main) {
+            MainActor.assumeIsolated { stack.flush(completion) }
+        }
+    }
+
+    /// ``shutdown(completion:)`` for async callers.
+    public func shutdown() async -> DeferredSaveFailure? {
+        await withCheckedContinuation { continuation in
+            shutdown { failure in continuation.resume(returning: failure) }
+        }
     }
 }

@@ -16,12 +16,30 @@ enum PeopleHelp {
         ("i", "import 10,000 generated people in the background"),
         ("I", "import a JSON or CSV file in the background"),
         ("n  e  d", "new person, edit, delete (asks first)"),
+        ("u", "undo your last add, edit or delete"),
+        ("U", "redo what u undid"),
         ("?", "this help"),
         ("q", "quit"),
     ]
 
+    /// What `u` and `U` would do now: the names of the undo and redo steps ("" for none).
+    struct UndoState {
+        var undoName = ""
+        var redoName = ""
+    }
+
+    /// The meaning shown for `entry`, with the live parts filled in.
+    static func meaning(of entry: (keys: String, meaning: String), importOnKey: Int, undo: UndoState) -> String {
+        switch entry.keys {
+        case "i": "import \(NumberText.grouped(importOnKey)) generated people in the background"
+        case "u": undo.undoName.isEmpty ? entry.meaning + " (nothing to undo)" : "undo \(undo.undoName)"
+        case "U": undo.redoName.isEmpty ? entry.meaning + " (nothing to redo)" : "redo \(undo.redoName)"
+        default: entry.meaning
+        }
+    }
+
     /// Draws the help box centred in `rect`.
-    static func draw(importOnKey: Int, into buffer: inout ScreenBuffer, in rect: TerminalRect) {
+    static func draw(importOnKey: Int, undo: UndoState = UndoState(), into buffer: inout ScreenBuffer, in rect: TerminalRect) {
         let width = min(rect.width, 78)
         let height = min(rect.height, keys.count + 3)
         guard width >= 20, height >= 3 else { return }
@@ -31,8 +49,7 @@ enum PeopleHelp {
         let keyWidth = 17
         for (offset, entry) in keys.enumerated() where box.y + 1 + offset < box.maxY - 1 {
             let y = box.y + 1 + offset
-            let meaning = entry.keys == "i"
-                ? "import \(NumberText.grouped(importOnKey)) generated people in the background" : entry.meaning
+            let meaning = meaning(of: entry, importOnKey: importOnKey, undo: undo)
             buffer.write(entry.keys, at: box.x + 2, row: y, style: .bold, maxWidth: keyWidth)
             buffer.write(meaning, at: box.x + 2 + keyWidth, row: y, maxWidth: max(0, box.width - 4 - keyWidth))
         }

@@ -2,38 +2,86 @@ import Foundation
 import ObjectGraph
 import PeopleResources
 
-/// The browser's Core Data stack: a coordinator on the store file and a main-queue context that merges
-/// every background save automatically.
+/// The browser's Core Data stack: a coordinator on the store file, a main-queue view context that the user
+/// interface reads, and private-queue worker contexts for imports, wired as one of three ``Kind``s.
+///
+/// Everything that writes goes through ``commit(_:)``, which saves a context and carries its changes on
+/// towards the store as the stack requires (see `PeopleStack+Commit.swift`). The main thread never waits for
+/// a worker: workers wait for the main queue when they push into the view context, never the other way round.
 public final class PeopleStack: Sendable {
+    /// How the contexts are wired.
+    public let kind: Kind
     /// The coordinator with the SQLite store.
     public let coordinator: PersistentStoreCoordinator
     /// The context the user interface reads, on the main queue.
     public let viewContext: ManagedObjectContext
+    /// The private-queue context that saves to disk in a ``Kind/writerMainWorker`` stack (the view context's
+    /// parent); nil in the other stacks.
+    public let writerContext: ManagedObjectContext?
     /// The store file.
     public let storeURL: URL
+    /// Carries saves down to disk after a commit, and reports what fails there.
+    let pipeline: CommitPipeline
 
     /// Opens (creating if needed) the store at `storeURL` with the app's model.
-    public convenience init(storeURL: URL) throws {
-        try self.init(storeURL: storeURL, model: PeopleModel.loadModel())
+    public convenience init(storeURL: URL, kind: Kind = .default) throws {
+        try self.init(storeURL: storeURL, model: PeopleModel.loadModel(), kind: kind)
     }
 
     /// Opens (creating if needed) the store at `storeURL` with `model`.
-    public init(storeURL: URL, model: ManagedObjectModel) throws(ObjectGraphError) {
+    public init(storeURL: URL, model: ManagedObjectModel, kind: Kind = .default) throws(ObjectGraphError) {
+        self.kind = kind
         self.storeURL = storeURL
         coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(ofType: .sqlite, at: storeURL)
         viewContext = ManagedObjectContext(concurrencyType: .mainQueue)
         viewContext.name = "view"
-        viewContext.persistentStoreCoordinator = coordinator
-        viewContext.automaticallyMergesChangesFromParent = true
+        switch kind {
+        case .siblings, .nested:
+            writerContext = nil
+            viewContext.persistentStoreCoordinator = coordinator
+            // Siblings: every worker save merges in. Nested: only saves of other contexts on the coordinator
+            // (none in the app) would; the view context's own saves are never merged back.
+            viewContext.automaticallyMergesChangesFromParent = true
+        case .writerMainWorker:
+            let writer = ManagedObjectContext(concurrencyType: .privateQueue)
+            writer.name = "writer"
+            writer.persistentStoreCoordinator = coordinator
+            writerContext = writer
+            viewContext.parent = writer
+            // The writer's saves are the view context's own changes echoed back: nothing to merge.
+            viewContext.automaticallyMergesChangesFromParent = false
+        }
+        pipeline = CommitPipeline(kind: kind, viewContext: viewContext, writer: writerContext)
     }
 
-    /// A new private-queue context on the same coordinator, for background work.
-    public func newBackgroundContext(name: String) -> ManagedObjectContext {
+    /// A new private-queue context for background work (an import), part of the stack: on the coordinator
+    /// in a ``Kind/siblings`` stack, a child of the view context in the others. Save it with ``commit(_:)``.
+    public func newWorkerContext(name: String) -> ManagedObjectContext {
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.name = name
+        switch kind {
+        case .siblings: context.persistentStoreCoordinator = coordinator
+        case .nested, .writerMainWorker: context.parent = viewContext
+        }
+        return context
+    }
+
+    /// A new private-queue context on the coordinator, outside the stack's chain: it reads what is on disk
+    /// (for checks and counts). Changes saved through it bypass the view context in the nested stacks.
+    public func newStoreContext(name: String) -> ManagedObjectContext {
         let context = ManagedObjectContext(concurrencyType: .privateQueue)
         context.name = name
         context.persistentStoreCoordinator = coordinator
         return context
+    }
+
+    /// How many people the store file holds (read on a store context; never waits for the main queue).
+    public func storedPeopleCount() throws(ObjectGraphError) -> Int {
+        let context = newStoreContext(name: "count")
+        return try context.performAndWait {
+            Result { () throws(ObjectGraphError) in try context.count(for: PeopleModel.listRequest()) }
+        }.get()
     }
 
     /// The default store location: `$XDG_DATA_HOME/people/people.sqlite`, else
@@ -50,24 +98,29 @@ public final class PeopleStack: Sendable {
         return base.appendingPathComponent("people", isDirectory: true).appendingPathComponent("people.sqlite")
     }
 
-    /// Fills an empty store with the sample people shipped in `Resources/`; does nothing otherwise.
+    /// Fills an empty store with the sample people shipped in `Resources/`, in the view context, and commits
+    /// them; does nothing otherwise. Call it before the user interface records undo steps.
     ///
     /// - Returns: how many people were added.
+    @MainActor
     @discardableResult
     public func seedIfEmpty() throws -> Int {
-        let context = newBackgroundContext(name: "seed")
-        return try context.performAndWait {
-            guard try context.count(for: PeopleModel.listRequest()) == 0 else { return 0 }
-            guard let url = PeopleResources.samplePeopleURL else { return 0 }
-            let records = try PersonRecord.loadSamplePeople(from: url)
-            let people = records.map { record in
-                let person = Person(context: context)
-                person.update(from: record)
-                return person
-            }
-            try GeneratedAffiliations.attach(people, records: records, in: context)
-            try context.save()
-            return records.count
+        let context = viewContext
+        guard try context.count(for: PeopleModel.listRequest()) == 0 else { return 0 }
+        guard let url = PeopleResources.samplePeopleURL else { return 0 }
+        let records = try PersonRecord.loadSamplePeople(from: url)
+        let people = records.map { record in
+            let person = Person(context: context)
+            person.update(from: record)
+            return person
         }
+        do {
+            try GeneratedAffiliations.attach(people, records: records, in: context)
+            try commit(context)
+        } catch {
+            context.rollback()  // nothing else is in the view context yet
+            throw error
+        }
+        return records.count
     }
 }

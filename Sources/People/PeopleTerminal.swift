@@ -8,6 +8,9 @@ import TerminalTableView
 /// Ending: `q` exits 0. SIGINT, SIGTERM, SIGHUP and SIGQUIT stop the imports after their current
 /// batch (each batch is one transaction, so nothing half-written stays), restore the terminal, and end
 /// the process by the same signal, so the shell reports the conventional status (130, 143, 129, 131).
+/// Either way the main queue keeps running while the imports stop and the stack carries what they
+/// committed to disk (in the nested stacks a worker's last push needs the main queue); if that last save
+/// fails, the error is printed once the terminal is restored and `q` exits 1.
 /// A crash (SIGILL, SIGTRAP, SIGSEGV, SIGBUS, SIGABRT, SIGFPE, Swift traps included) goes through
 /// ``CursesScreen``'s C handler, which restores the terminal and re-raises the signal; that handler
 /// replaces the Swift runtime's backtracer for those signals while the screen is open.
@@ -22,10 +25,13 @@ public enum PeopleTerminal {
     ///
     /// - Parameter crashAfterLaunch: for end-to-end tests of the crash handling: once the list is on
     ///   screen, crash this way (`trap`, `segv`, `abort`, `ill`).
-    public static func run(storeURL: URL, options: PeopleApp.Options, crashAfterLaunch: String? = nil) -> Never {
+    public static func run(
+        storeURL: URL, stack kind: PeopleStack.Kind = .default, options: PeopleApp.Options,
+        crashAfterLaunch: String? = nil
+    ) -> Never {
         let stack: PeopleStack
         do {
-            stack = try PeopleStack(storeURL: storeURL)
+            stack = try PeopleStack(storeURL: storeURL, kind: kind)
             try stack.seedIfEmpty()
         } catch {
             fail("people: cannot open the store at \(storeURL.path): \(error)")
@@ -87,24 +93,34 @@ public enum PeopleTerminal {
     /// The terminal in use (main-queue state, like everything here).
     private static var activeScreen: CursesScreen?
 
-    private static func quit(_ app: PeopleApp) -> Never {
-        stop(app)
-        exit(0)
+    private static func quit(_ app: PeopleApp) {
+        stop(app) { failure in exit(failure == nil ? 0 : 1) }
     }
 
     /// Ends the browser because of `signal`: a second one of any of the termination signals while
     /// stopping kills at once (their default actions are back in place first).
-    private static func terminate(_ app: PeopleApp, by signal: Int32) -> Never {
+    private static func terminate(_ app: PeopleApp, by signal: Int32) {
         for other in terminationSignals { Foundation.signal(other, SIG_DFL) }
-        stop(app)
-        SignalTermination.end(by: signal)
+        stop(app) { _ in SignalTermination.end(by: signal) }
     }
 
-    private static func stop(_ app: PeopleApp) {
+    /// Stops listening for events, then lets the app stop its imports and save (the main queue keeps
+    /// running meanwhile), restores the terminal, reports a failed last save, and calls `end`.
+    private static func stop(_ app: PeopleApp, then end: @escaping @MainActor (DeferredSaveFailure?) -> Never) {
+        guard !isStopping else { return }
+        isStopping = true
         for source in sources { source.cancel() }
-        app.shutdown()
-        activeScreen?.close()
+        app.shutdown { failure in
+            activeScreen?.close()
+            if let failure {
+                FileHandle.standardError.write(Data("people: \(failure)\n".utf8))
+            }
+            end(failure)
+        }
     }
+
+    /// Whether ``stop(_:then:)`` has begun (a `q` after a signal, say, starts nothing new).
+    private static var isStopping = false
 
     private static func crash(_ kind: String) {
         switch kind {

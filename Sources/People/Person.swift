@@ -46,6 +46,11 @@ public final class Person: ManagedObject {
         firstName.isEmpty ? lastName : "\(lastName), \(firstName)"
     }
 
+    /// "First Last" as a sentence names the person (undo steps: "delete Ada Lovelace").
+    public var fullName: String {
+        [firstName, lastName].filter { !$0.isEmpty }.joined(separator: " ")
+    }
+
     /// Copies a record's values into the person.
     public func update(from record: PersonRecord) {
         firstName = record.firstName

@@ -12,7 +12,9 @@ import Synchronization
 /// skipped and reported in ``Progress/problems``; the rest are imported. A save that fails stops the
 /// import (its batch is not written).
 ///
-/// Several importers may run at once: each has its own context, and the store takes one save at a time.
+/// Each batch is committed through the stack (``PeopleStack/commit(_:)``): saved to disk in a siblings stack,
+/// pushed into the view context in the others. Several importers may run at once: each has its own worker
+/// context, and the store takes one save at a time.
 public final class PersonImporter: Sendable {
     /// Where the people come from.
     public enum Source: Sendable, Hashable {
@@ -50,6 +52,7 @@ public final class PersonImporter: Sendable {
     public let source: Source
     /// How many people each save holds.
     public let batchSize: Int
+    private let stack: PeopleStack
     private let context: ManagedObjectContext
     private let entity: EntityDescription?
     private let state: Mutex<(progress: Progress, cancelled: Bool)>
@@ -58,7 +61,8 @@ public final class PersonImporter: Sendable {
     public init(stack: PeopleStack, source: Source, batchSize: Int) {
         self.source = source
         self.batchSize = max(1, batchSize)
-        context = stack.newBackgroundContext(name: "import")
+        self.stack = stack
+        context = stack.newWorkerContext(name: "import")
         entity = stack.coordinator.managedObjectModel.entity(named: PeopleModel.entityName)
         let initial: Progress
         switch source {
@@ -93,9 +97,18 @@ public final class PersonImporter: Sendable {
     /// Asks the import to stop after the batch in progress.
     public func cancel() { state.withLock { $0.cancelled = true } }
 
-    /// Blocks until the import's queue is idle: after ``cancel()``, until the batch in progress is saved.
-    public func waitUntilStopped() {
-        context.performAndWait {}
+    /// Calls `body` on the import's queue once the import has stopped (finished, failed, or after
+    /// ``cancel()`` the batch in progress was committed); at once if it never started.
+    ///
+    /// Never block the main thread waiting for an import: in the nested stacks a batch's commit waits for
+    /// the main queue.
+    public func whenStopped(_ body: @escaping @Sendable () -> Void) {
+        context.perform(body)
+    }
+
+    /// Waits until the import has stopped (see ``whenStopped(_:)``), leaving the main queue free.
+    public func waitUntilStopped() async {
+        await withCheckedContinuation { continuation in whenStopped { continuation.resume() } }
     }
 
     /// Starts importing on the importer's background context; `onBatch` is called (on that context's
@@ -188,7 +201,7 @@ public final class PersonImporter: Sendable {
             let size = min(batchSize, total - done)
             let problems = fill(size, context)
             do {
-                try context.save()
+                try stack.commit(context)
             } catch {
                 context.rollback()
                 onBatch(update { $0.isFinished = true; $0.failure = "\(error)" })

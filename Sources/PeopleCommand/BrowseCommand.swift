@@ -12,7 +12,8 @@ struct BrowseCommand: ParsableCommand {
             a person, / filters (words search names, email and city; a predicate such as \
             `age > 40 AND city BEGINSWITH "Ber"` filters by it), s switches the sections (last name, first \
             name, city, age), i imports 10,000 generated people in the background, I imports a JSON or CSV \
-            file, n/e/d add, edit and delete, ? lists the keys, q quits.
+            file, n/e/d add, edit and delete, u undoes your last add, edit or delete and U redoes it, ? lists \
+            the keys, q quits.
 
             SIGINT, SIGTERM, SIGHUP and SIGQUIT stop the imports after their current batch, restore the \
             terminal and end the process by that signal. A crash restores the terminal too (its handler \
@@ -20,6 +21,8 @@ struct BrowseCommand: ParsableCommand {
             """)
 
     @OptionGroup var storeOption: StoreOption
+
+    @OptionGroup var stackOption: StackOption
 
     @Option(name: .long, help: "Import this many generated people in the background once the list is on screen.")
     var generate: Int = 0
@@ -50,9 +53,10 @@ struct BrowseCommand: ParsableCommand {
             flashDuration: .milliseconds(Int64((flashDuration * 1000).rounded())))
         let storeURL = storeOption.url
         let crash = crashAfterLaunch
+        let kind = stackOption.stack
         // `run()` is called on the main thread, which becomes the user interface's main queue.
         MainActor.assumeIsolated {
-            PeopleTerminal.run(storeURL: storeURL, options: options, crashAfterLaunch: crash)
+            PeopleTerminal.run(storeURL: storeURL, stack: kind, options: options, crashAfterLaunch: crash)
         }
     }
 }

@@ -31,6 +31,11 @@ final class ProgressReporter: Sendable {
         }
     }
 
+    /// Prints `line` (a failed save, say) above the bar; the bar is drawn again with the next progress.
+    func note(_ line: String) {
+        write((isTerminal ? "\r\u{1B}[K" : "") + line + "\n")
+    }
+
     /// Replaces the bar with the outcome.
     func finish(_ progress: PersonImporter.Progress) {
         if isTerminal { write("\r\u{1B}[K") }

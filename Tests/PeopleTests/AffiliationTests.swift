@@ -3,13 +3,15 @@ import Testing
 @testable import People
 import ObjectGraph
 
-@Suite struct AffiliationTests {
-    @Test func seededAndImportedPeopleHaveCompaniesAndTags() throws {
+@Suite @MainActor struct AffiliationTests {
+    @Test(arguments: PeopleStack.Kind.allCases)
+    func seededAndImportedPeopleHaveCompaniesAndTags(kind: PeopleStack.Kind) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("affiliations-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let stack = try PeopleStack(storeURL: directory.appendingPathComponent("p.sqlite"))
+        let stack = try PeopleStack(storeURL: directory.appendingPathComponent("p.sqlite"), kind: kind)
         let seeded = try stack.seedIfEmpty()
-        let context = stack.newBackgroundContext(name: "check")
+        #expect(await stack.flush() == nil)
+        let context = stack.newStoreContext(name: "check")
         try context.performAndWait {
             let companies = try context.fetch(FetchRequest<Company>(entityName: "Company"))
             let tags = try context.fetch(FetchRequest<People.Tag>(entityName: "Tag"))

@@ -40,13 +40,14 @@ struct AppFixture {
     let app: PeopleApp
 
     init(seeded: Bool = true, size: TerminalSize = TerminalSize(columns: 100, rows: 30),
-         options: PeopleApp.Options = .init(), people: [(first: String, last: String, city: String, age: Int64)] = [])
+         options: PeopleApp.Options = .init(), people: [(first: String, last: String, city: String, age: Int64)] = [],
+         stack kind: PeopleStack.Kind = .default)
         throws
     {
-        stack = try PeopleStack(storeURL: store.url)
+        stack = try PeopleStack(storeURL: store.url, kind: kind)
         if seeded { try stack.seedIfEmpty() }
         if !people.isEmpty {
-            let context = stack.newBackgroundContext(name: "fixture")
+            let context = stack.newStoreContext(name: "fixture")
             try context.performAndWait {
                 for (first, last, city, age) in people {
                     let person = Person(context: context)
@@ -78,26 +79,40 @@ struct AppFixture {
         app.processInput()
     }
 
-    /// Waits for every import to finish and its saves to reach the list, then lets the app tick.
+    /// Waits for every import to finish, everything committed to reach the store, and the list to show
+    /// what the store holds; then lets the app tick. Never blocks the main queue (the nested stacks push
+    /// every batch on it).
     func finishImports() async {
-        for importer in app.importers { importer.waitUntilStopped() }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            await drainMainQueue()
-            let check = stack.newBackgroundContext(name: "check")
-            let stored = (try? check.performAndWait { try check.count(for: PeopleModel.listRequest()) }) ?? -1
-            if app.list.filter.text.isEmpty, app.list.numberOfPeople == stored { break }
-            if !app.list.filter.text.isEmpty { break }
+        for importer in app.importers { await importer.waitUntilStopped() }
+        let failure = await stack.flush()
+        #expect(failure == nil, "no save failed: \(String(describing: failure))")
+        let stored = (try? stack.storedPeopleCount()) ?? -1
+        await waitUntil("the list shows the \(stored) stored people") {
+            !app.list.filter.text.isEmpty || app.list.numberOfPeople == stored
         }
-        await drainMainQueue()
         app.tick()
     }
 
-    /// How many people the store holds.
-    func storedCount(_ predicate: FetchPredicate? = nil) throws -> Int {
-        let context = stack.newBackgroundContext(name: "count")
+    /// How many people the store file holds, once everything committed so far has reached it.
+    func storedCount(_ predicate: FetchPredicate? = nil) async throws -> Int {
+        let failure = await stack.flush()
+        #expect(failure == nil, "no save failed: \(String(describing: failure))")
+        let context = stack.newStoreContext(name: "count")
         var request = PeopleModel.listRequest()
         request.predicate = predicate
         return try context.performAndWait { try context.count(for: request) }
+    }
+}
+
+/// Lets the main queue run until `condition` holds, for at most `timeout`; records an issue if it never does.
+@MainActor
+func waitUntil(_ what: String, timeout: Duration = .seconds(30), _ condition: () -> Bool) async {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("timed out after \(timeout) waiting until \(what)")
+            return
+        }
+        await drainMainQueue()
     }
 }

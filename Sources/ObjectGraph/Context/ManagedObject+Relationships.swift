@@ -163,6 +163,7 @@ extension ManagedObject {
     func insertToMany(_ index: Int, _ object: ManagedObject, at position: Int?) {
         managedObjectContext?.undoWillChange(self, relationship: index)
         var objects = loadedToMany(index)
+        relationshipSlots[index] = .fault  // let go of the slot's copy, so the change below needs no copy
         let changed = position.map { objects.insert(object, at: $0) } ?? objects.append(object)
         relationshipSlots[index] = .toMany(objects)
         if changed { noteRelationshipChange(index) }
@@ -171,6 +172,7 @@ extension ManagedObject {
     func removeToMany(_ index: Int, _ object: ManagedObject) {
         managedObjectContext?.undoWillChange(self, relationship: index)
         var objects = loadedToMany(index)
+        relationshipSlots[index] = .fault  // let go of the slot's copy, so the change below needs no copy
         let changed = objects.remove(object)
         relationshipSlots[index] = .toMany(objects)
         if changed { noteRelationshipChange(index) }
