@@ -78,7 +78,7 @@ final class CommitPipeline {
         case .writerMainWorker:
             if writerIsSaving {
                 // The push would wait for the writer's disk write: check now, push when the writer is done.
-                try validateViewContextChanges()
+                try viewContext.validatePendingChanges()
             } else {
                 try viewContext.save()
                 saveWriter()
@@ -176,30 +176,6 @@ final class CommitPipeline {
         } else {
             resolveWaiters()
         }
-    }
-
-    /// The checks the view context's save would make, without pushing.
-    private func validateViewContextChanges() throws(ObjectGraphError) {
-        viewContext.processPendingChanges()
-        var failures: [ValidationFailure] = []
-        func collect(_ check: () throws(ObjectGraphError) -> Void) throws(ObjectGraphError) {
-            do {
-                try check()
-            } catch {
-                guard case .validation(let found) = error else { throw error }
-                failures += found
-            }
-        }
-        for object in viewContext.insertedObjects {
-            try collect { () throws(ObjectGraphError) in try object.validateForInsert() }
-        }
-        for object in viewContext.updatedObjects {
-            try collect { () throws(ObjectGraphError) in try object.validateForUpdate() }
-        }
-        for object in viewContext.deletedObjects {
-            try collect { () throws(ObjectGraphError) in try object.validateForDelete() }
-        }
-        if !failures.isEmpty { throw .validation(failures) }
     }
 
     // MARK: - Reporting

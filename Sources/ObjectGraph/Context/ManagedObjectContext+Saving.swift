@@ -30,20 +30,7 @@ extension ManagedObjectContext {
         var inserted = insertedObjectsByIdentity.values.sorted { $0.objectID.key < $1.objectID.key }
         var updated = Array(updatedObjectsByIdentity.values)
         var deleted = Array(deletedObjectsByIdentity.values)
-        // Every object's own checks (overridable), all failures collected into one error.
-        var failures: [ValidationFailure] = []
-        func collect(_ check: () throws(ObjectGraphError) -> Void) throws(ObjectGraphError) {
-            do {
-                try check()
-            } catch {
-                guard case .validation(let found) = error else { throw error }
-                failures += found
-            }
-        }
-        for object in inserted { try collect { () throws(ObjectGraphError) in try object.validateForInsert() } }
-        for object in updated { try collect { () throws(ObjectGraphError) in try object.validateForUpdate() } }
-        for object in deleted { try collect { () throws(ObjectGraphError) in try object.validateForDelete() } }
-        if !failures.isEmpty { throw .validation(failures) }
+        try validate(inserted: inserted, updated: updated, deleted: deleted)
         if let parent {
             try saveIntoParent(parent, inserted: inserted, updated: updated, deleted: deleted)
             return
@@ -205,5 +192,36 @@ extension ManagedObjectContext {
         }
         if isParentOfChildren.load(ordering: .relaxed) { permanentIDsByTemporaryID.merge(adopted) { _, new in new } }
         passPermanentIDsToChildren(adopted)
+    }
+
+    /// Runs the checks ``save()`` makes — every changed object's `validateForInsert`, `validateForUpdate`
+    /// or `validateForDelete` — without saving, so an app can tell the user at once (for example before
+    /// handing the save to a queue that writes later).
+    ///
+    /// - Throws: ``ObjectGraphError/validation(_:)`` with every failure together.
+    public func validatePendingChanges() throws(ObjectGraphError) {
+        checkQueue("validatePendingChanges()")
+        processPendingChanges()
+        try validate(inserted: Array(insertedObjectsByIdentity.values), updated: Array(updatedObjectsByIdentity.values),
+            deleted: Array(deletedObjectsByIdentity.values))
+    }
+
+    /// Every object's own checks (overridable), all failures collected into one error.
+    private func validate(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject])
+        throws(ObjectGraphError)
+    {
+        var failures: [ValidationFailure] = []
+        func collect(_ check: () throws(ObjectGraphError) -> Void) throws(ObjectGraphError) {
+            do {
+                try check()
+            } catch {
+                guard case .validation(let found) = error else { throw error }
+                failures += found
+            }
+        }
+        for object in inserted { try collect { () throws(ObjectGraphError) in try object.validateForInsert() } }
+        for object in updated { try collect { () throws(ObjectGraphError) in try object.validateForUpdate() } }
+        for object in deleted { try collect { () throws(ObjectGraphError) in try object.validateForDelete() } }
+        if !failures.isEmpty { throw .validation(failures) }
     }
 }
