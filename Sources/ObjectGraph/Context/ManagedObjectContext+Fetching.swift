@@ -76,11 +76,8 @@ extension ManagedObjectContext {
     /// - Throws: ``ObjectGraphError/objectNotInContext(_:)`` when no such row exists.
     public func existingObject(with objectID: ManagedObjectID) throws(ObjectGraphError) -> ManagedObject {
         checkQueue("existingObject(with:)")
-        if let object = registry[objectID], !object.faultFlag { return object }
+        if let object = registered(objectID), !object.faultFlag { return object }
         let entity = try entity(named: objectID.entityName)
-        if let object = permanentIDsByTemporaryID[objectID].flatMap({ registry[$0] }), !object.faultFlag {
-            return object
-        }
         guard let row = try objectSource().rows(for: [objectID], entity: entity).first else {
             throw .objectNotInContext(objectID)
         }

@@ -44,13 +44,9 @@ extension ManagedObjectContext {
         try outcome.get()
 
         // The parent took everything: the changes count as saved here (objects keep their IDs).
-        for object in inserted {
-            object.insertedFlag = false
-            object.committed = persistentValues(object)
-            object.changedAttributes = []
-        }
-        for object in updated {
-            object.committed = persistentValues(object)
+        for object in inserted { object.insertedFlag = false }
+        for object in inserted + updated {
+            object.committed = snapshots[object.objectID]?.values ?? persistentValues(object)
             object.changedAttributes = []
         }
         for object in deleted { registry[object.objectID] = nil }
@@ -74,9 +70,7 @@ extension ManagedObjectContext {
         adoptPendingPermanentIDs()
         var applied: [(object: ManagedObject, state: ChildContextSave.ObjectState, takesAll: Bool)] = []
         for state in changes.inserted {
-            if let existing = registry[state.objectID]
-                ?? permanentIDsByTemporaryID[state.objectID].flatMap({ registry[$0] })
-            {
+            if let existing = registered(state.objectID) {
                 applied.append((existing, state, reviveIfDeleted(existing)))
                 continue
             }
@@ -146,8 +140,7 @@ extension ManagedObjectContext {
     /// The object a child means by `id`: registered here (also under the permanent ID a temporary one
     /// became), or a fault for a saved row. Nil for a temporary ID this context never knew.
     func objectForChild(_ id: ManagedObjectID) -> ManagedObject? {
-        if let object = registry[id] { return object }
-        if let permanent = permanentIDsByTemporaryID[id], let object = registry[permanent] { return object }
+        if let object = registered(id) { return object }
         guard !id.isTemporaryID else { return nil }
         return try? object(with: id)
     }

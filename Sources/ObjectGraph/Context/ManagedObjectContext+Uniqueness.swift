@@ -14,16 +14,19 @@ extension ManagedObjectContext {
     /// Resolves the constraint conflicts of the objects inserted in this context.
     func resolveUniquenessConflicts() throws(ObjectGraphError) {
         guard let model = persistentStoreCoordinator?.managedObjectModel else { return }
+        var constraintsByEntity: [String: [[Int]]] = [:]
         var byEntity: [String: [ManagedObject]] = [:]
-        for object in insertedObjectsByIdentity.values where !constraints(of: object.entity, in: model).isEmpty {
-            byEntity[object.entity.name, default: []].append(object)
+        for object in insertedObjectsByIdentity.values {
+            let name = object.entity.name
+            if constraintsByEntity[name] == nil { constraintsByEntity[name] = constraints(of: object.entity, in: model) }
+            if constraintsByEntity[name]?.isEmpty == false { byEntity[name, default: []].append(object) }
         }
         var conflicts: [ConstraintConflict] = []
         for name in byEntity.keys.sorted() {
             guard let objects = byEntity[name]?.sorted(by: { $0.objectID.key < $1.objectID.key }),
                 let entity = objects.first?.entity
             else { continue }
-            for constraint in constraints(of: entity, in: model) {
+            for constraint in constraintsByEntity[name] ?? [] {
                 conflicts += try resolve(constraint, of: entity, for: objects.filter { !$0.deletedFlag })
             }
         }

@@ -265,15 +265,14 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// The registered object for `objectID`, without any I/O; nil when none is registered.
     public func registeredObject(for objectID: ManagedObjectID) -> ManagedObject? {
         checkQueue("registeredObject(for:)")
-        return registry[objectID] ?? permanentIDsByTemporaryID[objectID].flatMap { registry[$0] }
+        return registered(objectID)
     }
 
     /// The object for `objectID`: the registered one, or a fault that loads its values when first read.
     /// Never does I/O; if the row no longer exists, the fault turns into a deleted object when fired.
     public func object(with objectID: ManagedObjectID) throws(ObjectGraphError) -> ManagedObject {
         checkQueue("object(with:)")
-        if let object = registry[objectID] { return object }
-        if let object = permanentIDsByTemporaryID[objectID].flatMap({ registry[$0] }) { return object }
+        if let object = registered(objectID) { return object }
         guard let entity = persistentStoreCoordinator?.managedObjectModel.entity(named: objectID.entityName) else {
             throw .unknownEntity(objectID.entityName)
         }
@@ -283,6 +282,11 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         object.faultFlag = true
         registry[objectID] = object
         return object
+    }
+
+    /// The registered object for `objectID`, also when it is a temporary ID that has since become permanent.
+    func registered(_ objectID: ManagedObjectID) -> ManagedObject? {
+        registry[objectID] ?? permanentIDsByTemporaryID[objectID].flatMap { registry[$0] }
     }
 
     /// Observes this context's ``ObjectsDidChange``, delivered on the context's queue.
