@@ -76,44 +76,16 @@ public enum ChildProcess {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         }
 
-        #if canImport(Darwin)
-        var actions: posix_spawn_file_actions_t?
-        var attributes: posix_spawnattr_t?
-        #else
-        var actions = posix_spawn_file_actions_t()
-        var attributes = posix_spawnattr_t()
-        #endif
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errorPipe[1], 2)
-
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        var allSignals = sigset_t()
-        sigfillset(&allSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var pid = pid_t()
-        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        let spawned = spawnProcess(executable, arguments: arguments, environment: environment, output: outputPipe[1],
+            errors: .descriptor(errorPipe[1]))
         close(outputPipe[1])
         close(errorPipe[1])
-        guard spawned == 0 else {
+        guard spawned.error == 0 else {
             close(outputPipe[0])
             close(errorPipe[0])
-            throw SpawnError(description: "cannot start \(executable): \(String(cString: strerror(spawned)))")
+            throw SpawnError(description: "cannot start \(executable): \(String(cString: strerror(spawned.error)))")
         }
+        let pid = spawned.pid
         let (output, errors) = readBoth(outputPipe[0], errorPipe[0])
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 {

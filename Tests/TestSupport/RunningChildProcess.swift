@@ -53,43 +53,14 @@ public final class RunningChildProcess {
         _ = fcntl(outputPipe[0], F_SETFD, FD_CLOEXEC)
         _ = fcntl(outputPipe[1], F_SETFD, FD_CLOEXEC)
 
-        #if canImport(Darwin)
-        var actions: posix_spawn_file_actions_t?
-        var attributes: posix_spawnattr_t?
-        #else
-        var actions = posix_spawn_file_actions_t()
-        var attributes = posix_spawnattr_t()
-        #endif
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
-        posix_spawn_file_actions_addopen(&actions, 2, errorLog.path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        var allSignals = sigset_t()
-        sigfillset(&allSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var spawnedPID = pid_t()
-        let spawned = posix_spawn(&spawnedPID, executable, &actions, &attributes, argv, envp)
+        let spawned = spawnProcess(executable, arguments: arguments, environment: environment, output: outputPipe[1],
+            errors: .appending(path: errorLog.path))
         close(outputPipe[1])
-        guard spawned == 0 else {
+        guard spawned.error == 0 else {
             close(outputPipe[0])
-            throw Failure(description: "cannot start \(executable): \(String(cString: strerror(spawned)))")
+            throw Failure(description: "cannot start \(executable): \(String(cString: strerror(spawned.error)))")
         }
-        pid = spawnedPID
+        pid = spawned.pid
         outputDescriptor = outputPipe[0]
     }
 
