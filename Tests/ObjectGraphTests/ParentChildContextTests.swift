@@ -179,7 +179,7 @@ private func insertPerson(_ lastName: String, city: String? = nil, into context:
             nameless["lastName"] = "Someone"
             try worker.save()
         }
-        try parent.performAndWait { #expect(parent.insertedObjects.count == 1) }
+        parent.performAndWait { #expect(parent.insertedObjects.count == 1) }
     }
 
     @Test(arguments: StoreKind.allCases) func childrenMergeTheirParentsSavesAndSiblingPushes(kind: StoreKind) throws {
@@ -201,14 +201,14 @@ private func insertPerson(_ lastName: String, city: String? = nil, into context:
             try editor.save()
         }
         try merged.wait(for: 1)
-        try watcher.performAndWait { #expect(watched["city"] as String? == "Berlin") }
+        watcher.performAndWait { #expect(watched["city"] as String? == "Berlin") }
 
         try parent.performAndWait {
             try #require(parent.registeredObject(for: id))["city"] = "Stockholm"
             try parent.save()
         }
         try merged.wait(for: 2)
-        try watcher.performAndWait { #expect(watched["city"] as String? == "Stockholm") }
+        watcher.performAndWait { #expect(watched["city"] as String? == "Stockholm") }
     }
 
     @Test func aPushArrivesAsOneObjectsDidChangeAndAwakeFromInsertRunsOnce() throws {

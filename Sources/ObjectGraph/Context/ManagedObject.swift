@@ -21,7 +21,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's entity.
     public let entity: EntityDescription
     /// The object's identity; temporary until its context saves it.
-    public internal(set) var objectID: ManagedObjectID
+    public internal(set) var objectID: ManagedObjectID {
+        didSet { if oldValue != objectID { managedObjectContext?.objectIDGeneration &+= 1 } }
+    }
     /// The context the object belongs to (nil once deleted and saved, or after a reset).
     public internal(set) weak var managedObjectContext: ManagedObjectContext?
 

@@ -61,6 +61,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     let isParentOfChildren = Atomic<Bool>(false)
     /// Temporary IDs that became permanent (by this context's save or a merged one), for lookups by children.
     var permanentIDsByTemporaryID: [ManagedObjectID: ManagedObjectID] = [:]
+    /// Counts changes of registered objects' IDs (temporary to permanent), so that fetched-results
+    /// controllers notice saves without being told.
+    var objectIDGeneration = 0
     /// Permanent IDs handed down by the parent, not yet adopted on this context's queue.
     let pendingPermanentIDs = Locked<[ManagedObjectID: ManagedObjectID]>([:])
     /// This context's children, which follow the permanent IDs its objects get.

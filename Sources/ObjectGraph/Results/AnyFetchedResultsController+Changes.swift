@@ -1,250 +1,316 @@
 import Foundation
 import SectionedChanges
 
+/// One object's change in a batch, with its positions before and after.
+struct ResultsObjectChange {
+    let object: ManagedObject
+    let type: FetchedResultsChangeType
+    /// The ID the object was placed under before the batch (nil for an insertion).
+    var oldID: ManagedObjectID?
+    /// Its ID after the batch (nil for a deletion).
+    var newID: ManagedObjectID?
+    var oldIndex: Int?
+    var newIndex: Int?
+    var oldPath: IndexPath?
+    var newPath: IndexPath?
+}
+
 extension AnyFetchedResultsController {
-    /// One object's change, with its old and new global positions.
-    private struct ObjectChange {
+    /// A result that leaves its place in a batch: its placement and where it was.
+    private struct Leaving {
         let object: ManagedObject
-        let type: FetchedResultsChangeType
-        var oldIndex: Int?
-        var newIndex: Int?
+        let id: ManagedObjectID
+        let keys: [AttributeValue]
+        let section: Int32
+        var oldIndex = 0
     }
 
-    /// Applies a context change to the results and reports it to the delegate.
+    /// Applies a context change to the results and reports it.
     ///
-    /// Cost: O(changed objects × log n) to classify, plus one linear merge pass over the results.
+    /// Cost: O(k log n) for k changed objects among n results (plus n / 256 to refresh chunk offsets),
+    /// never a re-sort or re-diff of the whole list.
     func contextDidChange(_ change: ObjectsDidChange) {
-        guard hasFetched, let delegate else { return }
+        guard hasFetched, isTracking else { return }
+        seenObjectIDGeneration = managedObjectContext.objectIDGeneration
         if change.invalidatedAllObjects {
-            // Core Data's rule: after a reset, nothing is reported; the client fetches again.
-            entries = []
-            sectionNames = []
-            sectionStarts = []
-            placedKeys = [:]
+            invalidateContent()
             return
         }
-        let model = managedObjectContext.persistentStoreCoordinator?.managedObjectModel
-        let entityNames: Set<String> = fetchRequest.includesSubentities
-            ? Set(model?.entity(named: fetchRequest.entityName).map { model?.entityAndDescendants(of: $0) ?? [$0] }?
-                .map(\.name) ?? [fetchRequest.entityName])
-            : [fetchRequest.entityName]
         let predicate = fetchRequest.predicate
-        func matches(_ object: ManagedObject) -> Bool {
-            !object.isDeleted && (predicate?.evaluate(with: object) ?? true)
-        }
-
-        var removed: [ManagedObject] = []
-        var added: [ManagedObject] = []
-        var replaced: [ManagedObject] = []
-        var updatedInPlace: [ManagedObject] = []
         var seen: Set<ObjectIdentifier> = []
+        var removed: [Leaving] = []
+        var replaced: [Leaving] = []
+        var updatedInPlace: [Leaving] = []
+        var added: [ManagedObject] = []
+        // First, results saved since they were placed take their permanent IDs (or are re-placed).
+        let reidentified = temporaryPlacements.isEmpty ? [] : objectsWithNewPermanentIDs()
 
-        for object in change.deletedObjects where entityNames.contains(object.entity.name) {
-            if placedKeys[ObjectIdentifier(object)] != nil, seen.insert(ObjectIdentifier(object)).inserted {
-                removed.append(object)
+        for object in change.deletedObjects where trackedEntityNames.contains(object.entity.name) {
+            guard seen.insert(ObjectIdentifier(object)).inserted, let id = placementID(of: object),
+                let keys = placedKeys[id], let entry = index.entry(for: id, keys: keys)
+            else { continue }
+            removed.append(Leaving(object: object, id: id, keys: keys, section: entry.section))
+        }
+        var changed = Array(change.insertedObjects) + Array(change.updatedObjects) + Array(change.refreshedObjects)
+            + reidentified
+        if !relatedPaths.isEmpty {
+            for object in change.updatedObjects.union(change.refreshedObjects) {
+                changed.append(contentsOf: relatedPaths.sources(reaching: object))
             }
         }
-        let changed = change.insertedObjects.union(change.updatedObjects).union(change.refreshedObjects)
-        for object in changed where entityNames.contains(object.entity.name) {
+
+        var arrivingEntries: [ObjectIdentifier: ResultsEntry] = [:]
+        for object in changed where trackedEntityNames.contains(object.entity.name) {
             guard seen.insert(ObjectIdentifier(object)).inserted else { continue }
-            let placed = placedKeys[ObjectIdentifier(object)]
-            switch (placed, matches(object)) {
-            case (nil, true):
-                added.append(object)
-            case (.some, false):
-                removed.append(object)
-            case (.some(let keys), true):
-                let entry = makeEntry(object, ordering: ordering)
-                let oldSection = position(of: object).map { entries[$0].sectionName }
-                if ordering.compareKeys(keys, entry.keys) == 0, oldSection == entry.sectionName {
-                    updatedInPlace.append(object)
-                } else {
-                    replaced.append(object)
+            let matches = !object.isDeleted && (predicate?.evaluate(with: object) ?? true)
+            guard let id = placementID(of: object), let keys = placedKeys[id],
+                let entry = index.entry(for: id, keys: keys)
+            else {
+                if matches {
+                    added.append(object)
+                    arrivingEntries[ObjectIdentifier(object)] = makeEntry(for: object)
                 }
-            case (nil, false):
-                break
+                continue
+            }
+            let leaving = Leaving(object: object, id: id, keys: keys, section: entry.section)
+            guard matches else {
+                removed.append(leaving)
+                continue
+            }
+            let newEntry = makeEntry(for: object)
+            if id == newEntry.id, newEntry.section == entry.section, ordering.compareKeys(keys, newEntry.keys) == 0 {
+                updatedInPlace.append(leaving)
+            } else {
+                replaced.append(leaving)
+                arrivingEntries[ObjectIdentifier(object)] = newEntry
             }
         }
         guard !(removed.isEmpty && added.isEmpty && replaced.isEmpty && updatedInPlace.isEmpty) else { return }
 
-        // Old positions of everything that leaves its place.
-        var oldIndex: [ObjectIdentifier: Int] = [:]
-        for object in removed + replaced + updatedInPlace {
-            if let offset = position(of: object) { oldIndex[ObjectIdentifier(object)] = offset }
-        }
-        let leaving = Set((removed + replaced).compactMap { oldIndex[ObjectIdentifier($0)] })
-        let arriving = (added + replaced).map { makeEntry($0, ordering: ordering) }
-            .sorted { ordering.precedes($0.keys, $0.object.objectID, $1.keys, $1.object.objectID) }
-
-        // Merge the survivors (still in order) with the arrivals (sorted) in one pass.
-        let oldEntries = entries
-        let oldNames = sectionNames
-        let oldStarts = sectionStarts
-        let watched = Set((replaced + updatedInPlace).map(ObjectIdentifier.init))
-        var merged: [ResultsEntry] = []
-        merged.reserveCapacity(oldEntries.count - leaving.count + arriving.count)
-        var newIndex: [ObjectIdentifier: Int] = [:]
-        // For survivors that did not move: (new index, old index), in new order — needed to tell moves apart.
-        var survivorTrail: [(newIndex: Int, oldIndex: Int)] = []
-        let needsTrail = !replaced.isEmpty
-        var arrivalCursor = 0
-        for (offset, entry) in oldEntries.enumerated() where !leaving.contains(offset) {
-            while arrivalCursor < arriving.count,
-                ordering.precedes(arriving[arrivalCursor].keys, arriving[arrivalCursor].object.objectID,
-                    entry.keys, entry.object.objectID)
-            {
-                newIndex[ObjectIdentifier(arriving[arrivalCursor].object)] = merged.count
-                merged.append(arriving[arrivalCursor])
-                arrivalCursor += 1
+        // Where everything was, before anything moves.
+        let oldRuns = runs
+        let oldCount = index.count
+        func locateOld(_ items: inout [Leaving]) {
+            for offset in items.indices {
+                items[offset].oldIndex = index.position(of: items[offset].id, keys: items[offset].keys) ?? -1
             }
-            if !watched.isEmpty, watched.contains(ObjectIdentifier(entry.object)) {
-                newIndex[ObjectIdentifier(entry.object)] = merged.count
-            }
-            if needsTrail { survivorTrail.append((merged.count, offset)) }
-            merged.append(entry)
+            items.removeAll { $0.oldIndex < 0 }
         }
-        while arrivalCursor < arriving.count {
-            newIndex[ObjectIdentifier(arriving[arrivalCursor].object)] = merged.count
-            merged.append(arriving[arrivalCursor])
-            arrivalCursor += 1
+        locateOld(&removed)
+        locateOld(&replaced)
+        locateOld(&updatedInPlace)
+
+        // Take the leavers out and put the arrivals in.
+        var newSectionArrivals: [ResultsEntry] = []
+        for leaving in removed + replaced {
+            index.remove(leaving.id, keys: leaving.keys)
+            runs.removeOne(from: leaving.section)
+            placedKeys[leaving.id] = nil
+            if leaving.id.isTemporaryID { temporaryPlacements[ObjectIdentifier(leaving.object)] = nil }
         }
-
-        let (newNames, newStarts) = Self.sectionsAllowingRepeats(of: merged)
-        entries = merged
-        sectionNames = newNames
-        sectionStarts = newStarts
-        for object in removed { placedKeys[ObjectIdentifier(object)] = nil }
-        for entry in arriving { placedKeys[ObjectIdentifier(entry.object)] = entry.keys }
-
-        // Replaced objects keep their place (an update) when their order among survivors is unchanged
-        // and they stay in their section; otherwise they move.
-        let inPlace = needsTrail
-            ? Self.replacedKeepingOrder(replaced, oldIndex: oldIndex, newIndex: newIndex, trail: survivorTrail)
-            : []
-
-        var changes: [ObjectChange] = []
-        for object in removed {
-            changes.append(ObjectChange(object: object, type: .delete, oldIndex: oldIndex[ObjectIdentifier(object)]))
+        let arrivals = added + replaced.map(\.object)
+        for object in arrivals {
+            guard let entry = arrivingEntries[ObjectIdentifier(object)] else { continue }
+            index.insert(entry)
+            placedKeys[entry.id] = entry.keys
+            if entry.id.isTemporaryID { temporaryPlacements[ObjectIdentifier(object)] = (object, entry.id) }
+            if runs.hasRepeats || !runs.addOne(to: entry.section) { newSectionArrivals.append(entry) }
         }
+        updateSections(newSectionArrivals: newSectionArrivals, arrivals: arrivals.compactMap {
+            arrivingEntries[ObjectIdentifier($0)]
+        })
+
+        // Where everything is now, and how each change is reported.
+        var changes: [ResultsObjectChange] = []
+        changes.reserveCapacity(removed.count + arrivals.count + updatedInPlace.count)
+        var scratchRuns = oldRuns
+        func oldPath(_ offset: Int) -> IndexPath {
+            let (section, row) = scratchRuns.locate(offset)
+            return IndexPath(row: row, section: section)
+        }
+        for leaving in removed {
+            changes.append(ResultsObjectChange(object: leaving.object, type: .delete, oldID: leaving.id,
+                oldIndex: leaving.oldIndex, oldPath: oldPath(leaving.oldIndex)))
+        }
+        var arrivingNewIndexes: [Int] = []
         for object in added {
-            changes.append(ObjectChange(object: object, type: .insert, newIndex: newIndex[ObjectIdentifier(object)]))
+            guard let entry = arrivingEntries[ObjectIdentifier(object)],
+                let offset = index.position(of: entry.id, keys: entry.keys)
+            else { continue }
+            arrivingNewIndexes.append(offset)
+            changes.append(ResultsObjectChange(object: object, type: .insert, newID: entry.id, newIndex: offset,
+                newPath: indexPath(forGlobalIndex: offset)))
         }
-        for object in replaced {
-            let id = ObjectIdentifier(object)
-            let sameSection = oldIndex[id].map { oldEntries[$0].sectionName }
-                == newIndex[id].map { merged[$0].sectionName }
-            changes.append(ObjectChange(object: object, type: sameSection && inPlace.contains(id) ? .update : .move,
-                oldIndex: oldIndex[id], newIndex: newIndex[id]))
+        var replacedPlaces: [(leaving: Leaving, entry: ResultsEntry, newIndex: Int)] = []
+        for leaving in replaced {
+            guard let entry = arrivingEntries[ObjectIdentifier(leaving.object)],
+                let offset = index.position(of: entry.id, keys: entry.keys)
+            else { continue }
+            arrivingNewIndexes.append(offset)
+            replacedPlaces.append((leaving, entry, offset))
         }
-        for object in updatedInPlace {
-            let id = ObjectIdentifier(object)
-            changes.append(ObjectChange(object: object, type: .update, oldIndex: oldIndex[id], newIndex: newIndex[id]))
+        let inPlace = Self.replacedKeepingTheirPlace(
+            replacedPlaces.map { ($0.leaving.oldIndex, $0.newIndex, $0.leaving.section == $0.entry.section) },
+            leavingOldIndexes: (removed + replaced).map(\.oldIndex).sorted(),
+            arrivingNewIndexes: arrivingNewIndexes.sorted())
+        for (offset, place) in replacedPlaces.enumerated() {
+            changes.append(ResultsObjectChange(object: place.leaving.object,
+                type: inPlace.contains(offset) ? .update : .move, oldID: place.leaving.id, newID: place.entry.id,
+                oldIndex: place.leaving.oldIndex, newIndex: place.newIndex, oldPath: oldPath(place.leaving.oldIndex),
+                newPath: indexPath(forGlobalIndex: place.newIndex)))
         }
-
-        report(changes, oldNames: oldNames, oldStarts: oldStarts, oldEntries: oldEntries, to: delegate)
+        for leaving in updatedInPlace {
+            guard let offset = index.position(of: leaving.id, keys: leaving.keys) else { continue }
+            changes.append(ResultsObjectChange(object: leaving.object, type: .update, oldID: leaving.id,
+                newID: leaving.id, oldIndex: leaving.oldIndex, newIndex: offset,
+                oldPath: oldPath(leaving.oldIndex), newPath: indexPath(forGlobalIndex: offset)))
+        }
+        changes = avoidingSamePathMoves(changes, oldRuns: oldRuns, oldCount: oldCount)
+        cacheIsStale = true
+        report(changes, oldRuns: oldRuns, oldCount: oldCount)
     }
 
-    /// Calls the delegate: will-change, section deletes and inserts, object deletes, inserts, moves,
-    /// updates, did-change.
-    private func report(
-        _ changes: [ObjectChange], oldNames: [String], oldStarts: [Int], oldEntries: [ResultsEntry],
-        to delegate: any FetchedResultsControllerDelegate
-    ) {
-        let newNameSet = Set(sectionNames)
-        let oldNameSet = Set(oldNames)
-        delegate.controllerWillChangeContent(self)
-        for (index, name) in oldNames.enumerated() where !newNameSet.contains(name) {
-            let end = index + 1 < oldStarts.count ? oldStarts[index + 1] : oldEntries.count
-            let info = FetchedResultsSectionInfo(name: name, indexTitle: resolvedIndexTitle(forSectionName: name),
-                slice: oldEntries[oldStarts[index]..<end])
-            delegate.controller(self, didChange: info, atSectionIndex: index, for: .delete)
+    /// Updates the section runs after a batch's entries moved: counts were adjusted one by one; new
+    /// sections get runs beside their neighbours; a split section (an order that does not group sections)
+    /// falls back to rebuilding the runs from the entries.
+    private func updateSections(newSectionArrivals: [ResultsEntry], arrivals: [ResultsEntry]) {
+        if runs.hasRepeats {
+            runs = SectionRuns(of: index.allEntries)
+            return
         }
-        for (index, name) in sectionNames.enumerated() where !oldNameSet.contains(name) {
-            delegate.controller(self, didChange: sectionInfo(at: index), atSectionIndex: index, for: .insert)
+        // Each new section, at the position of its first object, after the section before that object.
+        var firstPositions: [Int32: (position: Int, count: Int)] = [:]
+        for entry in newSectionArrivals {
+            let position = index.position(of: entry.id, keys: entry.keys) ?? 0
+            let known = firstPositions[entry.section]
+            firstPositions[entry.section] = (min(known?.position ?? position, position), (known?.count ?? 0) + 1)
         }
-        for type in [FetchedResultsChangeType.delete, .insert, .move, .update] {
-            let ofType = changes.filter { $0.type == type }.sorted {
-                ($0.oldIndex ?? $0.newIndex ?? 0) < ($1.oldIndex ?? $1.newIndex ?? 0)
+        for (section, place) in firstPositions.sorted(by: { $0.value.position < $1.value.position }) {
+            let previous = place.position == 0 ? -1 : (runs.run(of: index[place.position - 1].section) ?? -1)
+            runs.insertRun(section, count: place.count, after: previous)
+        }
+        runs.removeEmptyRuns()
+        // Every arrival must now sit in its own section's run; otherwise the order split a section.
+        for entry in arrivals {
+            guard let position = index.position(of: entry.id, keys: entry.keys) else { continue }
+            let (run, _) = runs.locate(position)
+            if runs.sections[run] != entry.section {
+                runs = SectionRuns(of: index.allEntries)
+                return
             }
-            for change in ofType {
-                let old = change.oldIndex.map { indexPath(forGlobalIndex: $0, starts: oldStarts) }
-                let new = change.newIndex.map { indexPath(forGlobalIndex: $0, starts: sectionStarts) }
-                delegate.controller(self, didChange: change.object, at: type == .insert ? nil : old, for: type,
-                    newIndexPath: type == .delete ? nil : new)
+        }
+    }
+
+    /// Gives results saved since they were placed their permanent IDs, where that keeps their order
+    /// (the others are re-placed with the next change batch). Cheap when no ID changed.
+    func adoptNewObjectIDs() {
+        let generation = managedObjectContext.objectIDGeneration
+        guard generation != seenObjectIDGeneration else { return }
+        seenObjectIDGeneration = generation
+        if !temporaryPlacements.isEmpty { _ = objectsWithNewPermanentIDs() }
+    }
+
+    /// Results saved since they were placed: their temporary IDs became permanent. Those whose order
+    /// is unchanged by the new ID get it in place; the others are returned to be re-placed (and
+    /// reported as moves).
+    private func objectsWithNewPermanentIDs() -> [ManagedObject] {
+        var replace: [ManagedObject] = []
+        // Identity-based differences must see the old ID go and the new one come, so they re-place all.
+        let inPlaceAllowed = !(delegate is any FetchedResultsControllerDifferenceDelegate)
+        for (key, placement) in temporaryPlacements.byObject where placement.object.objectID != placement.id {
+            let newID = placement.object.objectID
+            guard inPlaceAllowed else {
+                replace.append(placement.object)
+                continue
+            }
+            guard let keys = placedKeys[placement.id], let offset = index.position(of: placement.id, keys: keys) else {
+                continue
+            }
+            let fitsBefore = offset == 0 || {
+                let previous = index[offset - 1]
+                return ordering.precedes(previous.keys, previous.id, keys, newID)
+            }()
+            let fitsAfter = offset + 1 >= index.count || {
+                let next = index[offset + 1]
+                return ordering.precedes(keys, newID, next.keys, next.id)
+            }()
+            if fitsBefore, fitsAfter, index.replaceID(placement.id, keys: keys, with: newID) {
+                placedKeys[placement.id] = nil
+                placedKeys[newID] = keys
+                temporaryPlacements[key] = nil
+            } else {
+                replace.append(placement.object)
             }
         }
-        delegate.controllerDidChangeContent(self)
+        return replace
     }
 
-    /// Section names and starts of sorted entries; a name that comes back later starts a new section
-    /// (an inconsistent sort order is reported by ``performFetch()``, not here).
-    static func sectionsAllowingRepeats(of entries: [ResultsEntry]) -> ([String], [Int]) {
-        var names: [String] = []
-        var starts: [Int] = []
-        for (offset, entry) in entries.enumerated() where names.last != entry.sectionName || starts.isEmpty {
-            names.append(entry.sectionName)
-            starts.append(offset)
-        }
-        return (names, starts)
+    /// Forgets the results after every object was invalidated (a reset) and tells the delegate to fetch
+    /// again: no per-object changes are reported (Core Data's rule).
+    func invalidateContent() {
+        index = ResultsIndex(ordering: ordering)
+        runs = SectionRuns()
+        placedKeys = [:]
+        temporaryPlacements = TemporaryPlacements()
+        loadedBatches = []
+        hasFetched = false
+        delegate?.controllerDidInvalidateContent(self)
+        publish(.invalidated)
     }
 
-    /// Which replaced objects kept their order relative to the survivors that did not move.
+    /// Which replaced objects (by offset in `places`) keep their place and are reported as updates.
     ///
-    /// Survivors keep their relative order, so a replaced object stays "in place" when its old index lies
-    /// between those of the survivors around its new position; among several replaced objects in one such
-    /// gap, the longest run in old order stays and the others move (the fewest moves).
-    private static func replacedKeepingOrder(
-        _ replaced: [ManagedObject], oldIndex: [ObjectIdentifier: Int], newIndex: [ObjectIdentifier: Int],
-        trail: [(newIndex: Int, oldIndex: Int)]
-    ) -> Set<ObjectIdentifier> {
-        // Each replaced object, by new index, with the survivors just before and after it.
-        let byNew = replaced.compactMap { object -> (id: ObjectIdentifier, new: Int, old: Int)? in
-            let id = ObjectIdentifier(object)
-            guard let new = newIndex[id], let old = oldIndex[id] else { return nil }
-            return (id, new, old)
-        }.sorted { $0.new < $1.new }
-        var result: Set<ObjectIdentifier> = []
-        var trailCursor = 0
-        var gap: [(id: ObjectIdentifier, old: Int)] = []
-        var lower = -1
-        func closeGap(upper: Int) {
-            let fitting = gap.filter { $0.old > lower && $0.old < upper }
-            for id in longestIncreasingRun(fitting) { result.insert(id) }
-            gap.removeAll()
-        }
-        for item in byNew {
-            while trailCursor < trail.count, trail[trailCursor].newIndex < item.new {
-                if !gap.isEmpty { closeGap(upper: trail[trailCursor].oldIndex) }
-                lower = trail[trailCursor].oldIndex
-                trailCursor += 1
+    /// Objects that neither left nor arrived keep their relative order, so a replaced object stays put
+    /// when it sits between the same such neighbours before and after (its rank among them — its index
+    /// minus the leavers before it, or minus the arrivals before it — is unchanged) and in the same
+    /// section. Among several in one gap, the longest run in old order stays and the others move: the
+    /// fewest moves.
+    static func replacedKeepingTheirPlace(
+        _ places: [(oldIndex: Int, newIndex: Int, sameSection: Bool)], leavingOldIndexes: [Int],
+        arrivingNewIndexes: [Int]
+    ) -> Set<Int> {
+        func countBelow(_ sorted: [Int], _ value: Int) -> Int {
+            var low = 0
+            var high = sorted.count
+            while low < high {
+                let mid = (low + high) / 2
+                if sorted[mid] < value { low = mid + 1 } else { high = mid }
             }
-            gap.append((item.id, item.old))
+            return low
         }
-        if !gap.isEmpty {
-            closeGap(upper: trailCursor < trail.count ? trail[trailCursor].oldIndex : Int.max)
+        var gaps: [Int: [(offset: Int, oldIndex: Int, newIndex: Int)]] = [:]
+        for (offset, place) in places.enumerated() where place.sameSection {
+            let oldRank = place.oldIndex - countBelow(leavingOldIndexes, place.oldIndex)
+            let newRank = place.newIndex - countBelow(arrivingNewIndexes, place.newIndex)
+            if oldRank == newRank { gaps[oldRank, default: []].append((offset, place.oldIndex, place.newIndex)) }
+        }
+        var result: Set<Int> = []
+        for (_, members) in gaps {
+            let byNew = members.sorted { $0.newIndex < $1.newIndex }
+            for position in longestIncreasingRun(byNew.map(\.oldIndex)) { result.insert(byNew[position].offset) }
         }
         return result
     }
 
-    /// The items forming a longest strictly increasing subsequence of `old` (patience sorting).
-    private static func longestIncreasingRun(_ items: [(id: ObjectIdentifier, old: Int)]) -> [ObjectIdentifier] {
-        guard items.count > 1 else { return items.map(\.id) }
-        var tails: [Int] = []  // indexes into items
-        var previous = [Int](repeating: -1, count: items.count)
-        for (index, item) in items.enumerated() {
+    /// Positions in `values` forming a longest strictly increasing subsequence (patience sorting).
+    static func longestIncreasingRun(_ values: [Int]) -> [Int] {
+        guard values.count > 1 else { return Array(values.indices) }
+        var tails: [Int] = []
+        var previous = [Int](repeating: -1, count: values.count)
+        for (position, value) in values.enumerated() {
             var low = 0
             var high = tails.count
             while low < high {
                 let mid = (low + high) / 2
-                if items[tails[mid]].old < item.old { low = mid + 1 } else { high = mid }
+                if values[tails[mid]] < value { low = mid + 1 } else { high = mid }
             }
-            if low > 0 { previous[index] = tails[low - 1] }
-            if low == tails.count { tails.append(index) } else { tails[low] = index }
+            if low > 0 { previous[position] = tails[low - 1] }
+            if low == tails.count { tails.append(position) } else { tails[low] = position }
         }
-        var run: [ObjectIdentifier] = []
+        var run: [Int] = []
         var cursor = tails.last ?? -1
         while cursor >= 0 {
-            run.append(items[cursor].id)
+            run.append(cursor)
             cursor = previous[cursor]
         }
         return run

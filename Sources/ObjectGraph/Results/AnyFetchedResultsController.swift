@@ -4,103 +4,124 @@ import SectionedChanges
 /// A fetched-results controller without its result type: what delegates receive.
 ///
 /// Use ``FetchedResultsController`` to create one. The controller fetches the objects its request
-/// describes, groups them into sections by `sectionNameKeyPath`, and — while it has a delegate — keeps
-/// them up to date as its context changes (local edits, saves, merges from other contexts), reporting
-/// each change batch to the delegate with UIKit-correct index paths.
+/// describes, groups them into sections, and — while it has a delegate — keeps them up to date as its
+/// context changes (local edits, saves, merges from other contexts), reporting each change batch to the
+/// delegate with UIKit-correct index paths.
+///
+/// It keeps object IDs with their sort keys and section, not the objects: objects are looked up in the
+/// context when asked for (with ``FetchRequest/fetchBatchSize`` they are loaded a batch at a time and
+/// released again when their batch is no longer used). A batch of k changes into n results costs
+/// O(k log n).
 ///
 /// It lives on its context's queue: create it, read it and let it call its delegate there.
 open class AnyFetchedResultsController {
     /// The request whose results the controller holds. Change it only before ``performFetch()``, or
-    /// call ``performFetch()`` again after changing it.
+    /// delete the cache (if any) and call ``performFetch()`` again after changing it.
     public var fetchRequest: FetchRequest<ManagedObject>
     /// The context the controller fetches from and listens to.
     public let managedObjectContext: ManagedObjectContext
-    /// The key whose value names each object's section; nil for one unnamed section.
-    public let sectionNameKeyPath: String?
-    /// Core Data's cache name; accepted for compatibility (results are always computed, never cached).
+    /// The key path whose value names each object's section; nil for one unnamed section or a derived
+    /// ``SectionNaming``.
+    public var sectionNameKeyPath: String? {
+        if case .keyPath(let key)? = sectionNaming?.kind { return key }
+        return nil
+    }
+    /// How sections are named; nil for one unnamed section.
+    public let sectionNaming: SectionNaming?
+    /// The name of the controller's persistent section cache, or nil for none. See ``performFetch()``.
     public let cacheName: String?
-    /// Receives change batches. Without a delegate the results stay as fetched (Core Data's rule).
+    /// Receives change batches. Without a delegate the results stay as fetched (Core Data's rule); a
+    /// delegate whose ``FetchedResultsControllerDelegate/tracksChanges`` is false does not turn tracking on.
     public weak var delegate: (any FetchedResultsControllerDelegate)?
 
-    var entries: [ResultsEntry] = []
-    var sectionNames: [String] = []
-    var sectionStarts: [Int] = []
+    var index: ResultsIndex
+    var runs = SectionRuns()
+    var names = SectionNames()
+    /// The keys each result was placed by, under the ID it was placed with.
+    var placedKeys: [ManagedObjectID: [AttributeValue]] = [:]
+    /// Results placed under a temporary ID, by object: their ID changes when they are saved.
+    var temporaryPlacements = TemporaryPlacements()
     var hasFetched = false
+    /// The context's ``ManagedObjectContext/objectIDGeneration`` when IDs were last adopted.
+    var seenObjectIDGeneration = 0
     var ordering: RowOrdering
-    private var observation: ObservationToken?
+    var trackedEntityNames: Set<String> = []
+    var relatedPaths = RelatedKeyPaths()
+    var loadedBatches: [Int] = []
+    var observation: ObservationToken?
+    /// Consumers of ``changes()``; locked because a consumer may stop on any thread.
+    let changeContinuations = Locked<[UUID: AsyncStream<FetchedResultsChangeSet>.Continuation]>([:])
+    /// Whether results changed since the section cache was last written.
+    var cacheIsStale = false
 
     init(
         fetchRequest: FetchRequest<ManagedObject>, managedObjectContext: ManagedObjectContext,
-        sectionNameKeyPath: String?, cacheName: String?
+        sectionNaming: SectionNaming?, cacheName: String?
     ) {
         self.fetchRequest = fetchRequest
         self.managedObjectContext = managedObjectContext
-        self.sectionNameKeyPath = sectionNameKeyPath
+        self.sectionNaming = sectionNaming
         self.cacheName = cacheName
         self.ordering = RowOrdering(criteria: fetchRequest.sortCriteria)
+        self.index = ResultsIndex(ordering: ordering)
     }
 
-    /// Fetches the results and starts tracking changes.
-    ///
-    /// - Throws: ``ObjectGraphError/missingSortCriteria`` without sort criteria,
-    ///   ``ObjectGraphError/sectionsOutOfOrder(index:sectionName:)`` when the first sort criterion does
-    ///   not keep sections together (Core Data's error 134060), or any fetch error.
-    public func performFetch() throws(ObjectGraphError) {
-        guard !fetchRequest.sortCriteria.isEmpty else { throw .missingSortCriteria }
-        let objects = try managedObjectContext.fetch(fetchRequest)
-        ordering = RowOrdering(criteria: fetchRequest.sortCriteria)
-        var fetched = objects.map { makeEntry($0, ordering: ordering) }
-        // The store sorted by the same rules; sorting again costs little and makes tie order exact even
-        // for values the store and memory read differently (for example a computed section key).
-        fetched.sort { ordering.precedes($0.keys, $0.object.objectID, $1.keys, $1.object.objectID) }
-        let (names, starts) = try Self.sections(of: fetched)
-        entries = fetched
-        sectionNames = names
-        sectionStarts = starts
-        placedKeys = Dictionary(uniqueKeysWithValues: fetched.map { (ObjectIdentifier($0.object), $0.keys) })
-        hasFetched = true
-        if observation == nil {
-            observation = managedObjectContext.addObjectsDidChangeObserver { [weak self] change in
-                self?.contextDidChange(change)
-            }
-        }
+    deinit {
+        for continuation in changeContinuations.withLock({ Array($0.values) }) { continuation.finish() }
+    }
+
+    /// Whether changes are tracked now: there is a delegate that wants them, or an ``changes`` consumer.
+    var isTracking: Bool {
+        (delegate?.tracksChanges ?? false) || !changeContinuations.withLock { $0.isEmpty }
     }
 
     // MARK: - Results
 
-    /// All fetched objects in order, or nil before ``performFetch()``.
-    public var fetchedObjectsUntyped: [ManagedObject]? { hasFetched ? entries.map(\.object) : nil }
+    /// All fetched objects in order, or nil before ``performFetch()``. With a batch size, reading this
+    /// loads every object; prefer ``object(at:)``-style access.
+    public var fetchedObjectsUntyped: [ManagedObject]? {
+        guard hasFetched else { return nil }
+        return (0..<index.count).map(objectAtGlobalIndex)
+    }
+
+    /// The IDs of the fetched objects in order, or nil before ``performFetch()``. Costs no object.
+    public var fetchedObjectIDs: [ManagedObjectID]? {
+        adoptNewObjectIDs()
+        return hasFetched ? index.allEntries.map(\.id) : nil
+    }
 
     /// The number of fetched objects.
-    public var numberOfFetchedObjects: Int { entries.count }
+    public var numberOfFetchedObjects: Int { index.count }
 
-    /// The sections, in order (one unnamed section when there is no section key path and any objects).
+    /// The sections, in order (one unnamed section when there is no section naming and any objects).
     public var sections: [FetchedResultsSectionInfo]? {
+        adoptNewObjectIDs()
         guard hasFetched else { return nil }
-        return sectionNames.indices.map(sectionInfo(at:))
+        return (0..<runs.count).map(sectionInfo(at:))
     }
 
     /// The number of sections.
-    public var numberOfSections: Int { sectionNames.count }
+    public var numberOfSections: Int { runs.count }
 
-    /// The number of objects in `section`.
+    /// The number of objects in `section` (0 outside the sections).
     public func numberOfObjects(inSection section: Int) -> Int {
-        guard section >= 0, section < sectionStarts.count else { return 0 }
-        let end = section + 1 < sectionStarts.count ? sectionStarts[section + 1] : entries.count
-        return end - sectionStarts[section]
+        section >= 0 && section < runs.count ? runs.counts[section] : 0
     }
 
     /// The name of `section`.
     public func sectionName(at section: Int) -> String? {
-        section >= 0 && section < sectionNames.count ? sectionNames[section] : nil
+        section >= 0 && section < runs.count ? names[runs.sections[section]] : nil
     }
 
-    func sectionInfo(at index: Int) -> FetchedResultsSectionInfo {
-        let start = sectionStarts[index]
-        let end = index + 1 < sectionStarts.count ? sectionStarts[index + 1] : entries.count
-        let name = sectionNames[index]
+    func sectionInfo(at section: Int) -> FetchedResultsSectionInfo {
+        let name = names[runs.sections[section]]
+        let start = runs.start(of: section)
+        let range = start..<(start + runs.counts[section])
         return FetchedResultsSectionInfo(name: name, indexTitle: resolvedIndexTitle(forSectionName: name),
-            slice: entries[start..<end])
+            numberOfObjects: range.count) { [weak self] in
+                guard let self else { return [] }
+                return range.map(self.objectAtGlobalIndex)
+            }
     }
 
     /// The object at `indexPath`.
@@ -109,15 +130,34 @@ open class AnyFetchedResultsController {
     public func untypedObject(at indexPath: IndexPath) -> ManagedObject {
         guard let offset = globalIndex(of: indexPath) else {
             preconditionFailure("Index path (section \(indexPath.section), row \(indexPath.row)) is outside the "
-                + "\(sectionNames.count) section(s) of the fetched results.")
+                + "\(runs.count) section(s) of the fetched results.")
         }
-        return entries[offset].object
+        return objectAtGlobalIndex(offset)
+    }
+
+    /// The ID of the object at `indexPath`, or nil outside the results. Costs no object.
+    public func objectID(at indexPath: IndexPath) -> ManagedObjectID? {
+        adoptNewObjectIDs()
+        return globalIndex(of: indexPath).map { index[$0].id }
     }
 
     /// The index path of `object`, or nil when it is not in the results.
     public func indexPath(forObject object: ManagedObject) -> IndexPath? {
-        guard let offset = position(of: object) else { return nil }
-        return indexPath(forGlobalIndex: offset, starts: sectionStarts)
+        adoptNewObjectIDs()
+        guard let id = placementID(of: object), let keys = placedKeys[id],
+            let offset = index.position(of: id, keys: keys)
+        else { return nil }
+        return indexPath(forGlobalIndex: offset)
+    }
+
+    /// The index path of the object with `objectID`, or nil when it is not in the results.
+    public func indexPath(forObjectID objectID: ManagedObjectID) -> IndexPath? {
+        adoptNewObjectIDs()
+        if let object = managedObjectContext.registered(objectID) { return indexPath(forObject: object) }
+        guard let keys = placedKeys[objectID], let offset = index.position(of: objectID, keys: keys) else {
+            return nil
+        }
+        return indexPath(forGlobalIndex: offset)
     }
 
     // MARK: - Index titles
@@ -132,12 +172,13 @@ open class AnyFetchedResultsController {
     /// The index titles of all sections, in order and without repeats.
     open var sectionIndexTitles: [String] {
         var seen: Set<String> = []
-        return sectionNames.compactMap(resolvedIndexTitle(forSectionName:)).filter { seen.insert($0).inserted }
+        return runs.sections.map { names[$0] }.compactMap(resolvedIndexTitle(forSectionName:))
+            .filter { seen.insert($0).inserted }
     }
 
     /// The section for an index title: the first section with that title (or `index` when none has it).
     open func section(forSectionIndexTitle title: String, at index: Int) -> Int {
-        sectionNames.firstIndex { resolvedIndexTitle(forSectionName: $0) == title } ?? index
+        runs.sections.firstIndex { resolvedIndexTitle(forSectionName: names[$0]) == title } ?? index
     }
 
     func resolvedIndexTitle(forSectionName name: String) -> String? {
@@ -146,72 +187,40 @@ open class AnyFetchedResultsController {
 
     // MARK: - Positions
 
-    func makeEntry(_ object: ManagedObject, ordering: RowOrdering) -> ResultsEntry {
-        ResultsEntry(object: object, keys: ordering.sortKeys(for: object),
-            sectionName: sectionName(of: object))
-    }
-
-    /// The section name of an object: its section key's value as text ("" for nil).
-    func sectionName(of object: ManagedObject) -> String {
-        guard let key = sectionNameKeyPath else { return "" }
-        switch object.value(forKey: key) {
-        case .null: return ""
-        case .string(let text): return text
-        case let other: return other.description
-        }
+    /// The ID an object's result was placed under: its own, or the temporary ID it had when placed.
+    func placementID(of object: ManagedObject) -> ManagedObjectID? {
+        if placedKeys[object.objectID] != nil { return object.objectID }
+        return temporaryPlacements[ObjectIdentifier(object)]?.id
     }
 
     func globalIndex(of indexPath: IndexPath) -> Int? {
-        guard indexPath.count == 2, indexPath.section >= 0, indexPath.section < sectionStarts.count,
-            indexPath.row >= 0, indexPath.row < numberOfObjects(inSection: indexPath.section)
+        guard indexPath.count == 2, indexPath.section >= 0, indexPath.section < runs.count,
+            indexPath.row >= 0, indexPath.row < runs.counts[indexPath.section]
         else { return nil }
-        return sectionStarts[indexPath.section] + indexPath.row
+        return runs.start(of: indexPath.section) + indexPath.row
     }
 
-    func indexPath(forGlobalIndex offset: Int, starts: [Int]) -> IndexPath {
-        var low = 0
-        var high = starts.count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if starts[mid] <= offset { low = mid } else { high = mid - 1 }
-        }
-        return IndexPath(row: offset - starts[low], section: low)
+    func indexPath(forGlobalIndex offset: Int) -> IndexPath {
+        let (section, row) = runs.locate(offset)
+        return IndexPath(row: row, section: section)
     }
 
-    /// Where `object` is in `entries`: a binary search by the keys it was placed with.
-    func position(of object: ManagedObject) -> Int? {
-        guard let placed = placedKeys[ObjectIdentifier(object)] else { return nil }
-        var low = 0
-        var high = entries.count
-        while low < high {
-            let mid = (low + high) / 2
-            let entry = entries[mid]
-            if entry.object === object { return mid }
-            if ordering.precedes(entry.keys, entry.object.objectID, placed, object.objectID) {
-                low = mid + 1
-            } else {
-                high = mid
-            }
-        }
-        if low < entries.count, entries[low].object === object { return low }
-        // The order of an object changed without the controller hearing of it: find it the slow way.
-        return entries.firstIndex { $0.object === object }
+    /// The sort keys of an object, as the controller places it.
+    func sortKeys(of object: ManagedObject) -> [AttributeValue] { ordering.sortKeys(for: object) }
+
+    /// The section number of an object.
+    func sectionNumber(of object: ManagedObject) -> Int32 {
+        guard let naming = sectionNaming else { return names.number(for: "") }
+        return names.number(for: naming.name { Self.value(of: $0, on: object) })
     }
 
-    var placedKeys: [ObjectIdentifier: [AttributeValue]] = [:]
+    /// The value at `path` on an object (nil when a to-one on the way is nil).
+    static func value(of path: String, on object: ManagedObject) -> AttributeValue {
+        if case .value(let value) = KeyPathReader.value(of: path, on: object) { return value }
+        return .null
+    }
 
-    /// Section names and start offsets of sorted entries, checking that each section is contiguous.
-    static func sections(of entries: [ResultsEntry]) throws(ObjectGraphError) -> ([String], [Int]) {
-        var names: [String] = []
-        var starts: [Int] = []
-        var seen: Set<String> = []
-        for (offset, entry) in entries.enumerated() where names.last != entry.sectionName {
-            guard seen.insert(entry.sectionName).inserted else {
-                throw .sectionsOutOfOrder(index: offset, sectionName: entry.sectionName)
-            }
-            names.append(entry.sectionName)
-            starts.append(offset)
-        }
-        return (names, starts)
+    func makeEntry(for object: ManagedObject) -> ResultsEntry {
+        ResultsEntry(id: object.objectID, keys: sortKeys(of: object), section: sectionNumber(of: object))
     }
 }

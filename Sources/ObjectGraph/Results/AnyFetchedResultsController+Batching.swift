@@ -1,0 +1,58 @@
+import Foundation
+
+extension AnyFetchedResultsController {
+    /// Batches loaded by a controller without a fetch batch size that still loads lazily (results that
+    /// came from the section cache).
+    static let defaultLoadingBatchSize = 64
+    /// How many recently used batches a batched controller keeps loaded; older ones are released.
+    static let retainedBatchCount = 8
+
+    /// The object at a position, loading its batch of rows in one query when it is not loaded yet.
+    func objectAtGlobalIndex(_ offset: Int) -> ManagedObject {
+        let id = index[offset].id
+        if id.isTemporaryID, let object = temporaryPlacements.object(for: id) { return object }
+        let batchSize = fetchRequest.fetchBatchSize
+        if let object = managedObjectContext.registered(id), !(batchSize > 0 && object.isFault) {
+            return object
+        }
+        let size = batchSize > 0 ? batchSize : Self.defaultLoadingBatchSize
+        loadBatch(offset / size, size: size)
+        if let object = managedObjectContext.registered(id) { return object }
+        do {
+            return try managedObjectContext.object(with: id)
+        } catch {
+            preconditionFailure("The fetched results hold \(id), whose entity the model does not know: \(error)")
+        }
+    }
+
+    /// Loads the rows of batch `batch` that are not loaded, one query per entity, and releases the
+    /// least recently used batch beyond ``retainedBatchCount`` (objects nothing else holds and that have
+    /// no changes are forgotten by the context, as Core Data's batched arrays let them go).
+    private func loadBatch(_ batch: Int, size: Int) {
+        let start = batch * size
+        let range = start..<min(start + size, index.count)
+        let context = managedObjectContext
+        var wanted: [String: [ManagedObjectID]] = [:]
+        for entry in index.entries(in: range) where context.registered(entry.id).map(\.isFault) ?? true {
+            wanted[entry.id.entityName, default: []].append(entry.id)
+        }
+        if !wanted.isEmpty, let model = context.persistentStoreCoordinator?.managedObjectModel,
+            let source = try? context.objectSource()
+        {
+            for (entityName, ids) in wanted {
+                guard let entity = model.entity(named: entityName),
+                    let rows = try? source.rows(for: ids, entity: entity)
+                else { continue }
+                for row in rows { _ = context.materialize(row, entity: entity) }
+            }
+        }
+        loadedBatches.removeAll { $0 == batch }
+        loadedBatches.append(batch)
+        guard fetchRequest.fetchBatchSize > 0, loadedBatches.count > Self.retainedBatchCount else { return }
+        let evicted = loadedBatches.removeFirst()
+        let evictedStart = evicted * size
+        guard evictedStart < index.count else { return }
+        let evictedRange = evictedStart..<min(evictedStart + size, index.count)
+        context.releaseUnreferencedObjects(index.entries(in: evictedRange).map(\.id))
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+
+extension AnyFetchedResultsController {
+    /// Fetches the results and starts tracking changes (while there is a delegate).
+    ///
+    /// With a ``cacheName`` the controller first looks for its section cache: when the cache was written
+    /// for the same request, section naming, model version and store contents, the results come from it
+    /// without a query; otherwise they are fetched and the cache is rewritten. With a
+    /// ``FetchRequest/fetchBatchSize`` the fetch reads only IDs, sort keys and section keys (when these are
+    /// stored attributes), and objects are loaded a batch at a time when first asked for.
+    ///
+    /// With a ``FetchedResultsControllerSnapshotDelegate`` the delegate receives the first snapshot.
+    ///
+    /// - Throws: ``ObjectGraphError/missingSortCriteria`` without sort criteria,
+    ///   ``ObjectGraphError/sectionsOutOfOrder(index:sectionName:)`` when the first sort criterion does
+    ///   not keep sections together (Core Data's error 134060), or any fetch error.
+    public func performFetch() throws(ObjectGraphError) {
+        guard !fetchRequest.sortCriteria.isEmpty else { throw .missingSortCriteria }
+        managedObjectContext.checkQueue("performFetch()")
+        guard let model = managedObjectContext.persistentStoreCoordinator?.managedObjectModel else {
+            throw .noCoordinator(context: "\(managedObjectContext)")
+        }
+        guard let entity = model.entity(named: fetchRequest.entityName) else {
+            throw .unknownEntity(fetchRequest.entityName)
+        }
+        ordering = RowOrdering(criteria: fetchRequest.sortCriteria)
+        trackedEntityNames = fetchRequest.includesSubentities
+            ? Set(model.entityAndDescendants(of: entity).map(\.name)) : [entity.name]
+        relatedPaths = RelatedKeyPaths(
+            keyPaths: fetchRequest.sortCriteria.map(\.key) + (sectionNaming?.keys ?? [])
+                + (fetchRequest.predicate?.keyPaths ?? []),
+            entity: entity, model: model)
+        loadedBatches = []
+        names = SectionNames()
+
+        let cache = cacheName.map { FetchedResultsCache(name: $0, controller: self, model: model) }
+        var entries: [ResultsEntry]
+        var fromCache = false
+        if let cached = cache?.load(into: &names) {
+            entries = cached
+            fromCache = true
+        } else if fetchRequest.fetchBatchSize > 0, let rowEntries = try entriesFromRows(entity: entity, model: model) {
+            entries = rowEntries
+        } else {
+            entries = try managedObjectContext.fetch(fetchRequest).map(makeEntry(for:))
+        }
+        if !isSorted(entries) {
+            entries.sort { ordering.precedes($0.keys, $0.id, $1.keys, $1.id) }
+        }
+        try checkSectionsAreContiguous(entries)
+
+        index = ResultsIndex(sorted: entries, ordering: ordering)
+        runs = SectionRuns(of: entries)
+        placedKeys = Dictionary(entries.map { ($0.id, $0.keys) }, uniquingKeysWith: { first, _ in first })
+        temporaryPlacements = TemporaryPlacements()
+        for entry in entries where entry.id.isTemporaryID {
+            if let object = managedObjectContext.registered(entry.id) {
+                temporaryPlacements[ObjectIdentifier(object)] = (object, entry.id)
+            }
+        }
+        hasFetched = true
+        if observation == nil {
+            observation = managedObjectContext.addObjectsDidChangeObserver { [weak self] change in
+                self?.contextDidChange(change)
+            }
+        }
+        if !fromCache, let cache { cache.store(entries, names: names) }
+        reportInitialSnapshot()
+    }
+
+    /// Whether `entries` are already in the controller's order (the store sorts by the same rules).
+    private func isSorted(_ entries: [ResultsEntry]) -> Bool {
+        guard entries.count > 1 else { return true }
+        for offset in 1..<entries.count {
+            let previous = entries[offset - 1]
+            let entry = entries[offset]
+            if !ordering.precedes(previous.keys, previous.id, entry.keys, entry.id) { return false }
+        }
+        return true
+    }
+
+    /// Throws Core Data's error 134060 when a section name comes back after another section.
+    private func checkSectionsAreContiguous(_ entries: [ResultsEntry]) throws(ObjectGraphError) {
+        var seen: Set<Int32> = []
+        var last: Int32?
+        for (offset, entry) in entries.enumerated() where entry.section != last {
+            guard seen.insert(entry.section).inserted else {
+                throw .sectionsOutOfOrder(index: offset, sectionName: names[entry.section])
+            }
+            last = entry.section
+        }
+    }
+
+    /// The entries read straight from the store's rows, without objects, plus the context's unsaved
+    /// changes; nil when a sort or section key is not a stored attribute of the row (then objects are
+    /// needed to read it).
+    private func entriesFromRows(entity: EntityDescription, model: ManagedObjectModel)
+        throws(ObjectGraphError) -> [ResultsEntry]?
+    {
+        let keys = fetchRequest.sortCriteria.map(\.key) + (sectionNaming?.keys ?? [])
+        let entities = trackedEntityNames.compactMap { model.entity(named: $0) }
+        for candidate in entities {
+            for key in keys where candidate.attributeIndex(named: key) == nil { return nil }
+        }
+        let context = managedObjectContext
+        let rows = try context.objectSource().fetch(
+            entity: entity, predicate: fetchRequest.predicate, sortCriteria: fetchRequest.sortCriteria,
+            limit: 0, offset: 0, includesSubentities: fetchRequest.includesSubentities)
+        let pending = fetchRequest.includesPendingChanges
+            ? context.insertedObjects.union(context.updatedObjects).union(context.deletedObjects)
+                .filter { trackedEntityNames.contains($0.entity.name) }
+            : []
+        let pendingIDs = Set(pending.map(\.objectID))
+        var entries: [ResultsEntry] = []
+        entries.reserveCapacity(rows.count + pending.count)
+        var entityByName: [String: EntityDescription] = [:]
+        for row in rows where !pendingIDs.contains(row.objectID) {
+            let rowEntity = entityByName[row.objectID.entityName] ?? model.entity(named: row.objectID.entityName)
+                ?? entity
+            entityByName[rowEntity.name] = rowEntity
+            let read = { (key: String) -> AttributeValue in
+                rowEntity.attributeIndex(named: key).map { row.values[$0] } ?? .null
+            }
+            let section = sectionNaming.map { names.number(for: $0.name(reading: read)) } ?? names.number(for: "")
+            entries.append(ResultsEntry(id: row.objectID, keys: ordering.sortKeys(read), section: section))
+        }
+        for object in pending where !object.isDeleted && (fetchRequest.predicate?.evaluate(with: object) ?? true) {
+            entries.append(makeEntry(for: object))
+        }
+        return entries
+    }
+}

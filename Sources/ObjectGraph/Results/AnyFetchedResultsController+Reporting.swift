@@ -1,0 +1,136 @@
+import Foundation
+
+extension AnyFetchedResultsController {
+    /// The current results as a snapshot (one pass over the IDs).
+    public func snapshot() -> FetchedResultsSnapshot {
+        adoptNewObjectIDs()
+        return makeSnapshot(reloaded: [])
+    }
+
+    func makeSnapshot(reloaded: [ManagedObjectID]) -> FetchedResultsSnapshot {
+        var items: [[ManagedObjectID]] = []
+        items.reserveCapacity(runs.count)
+        var entries = index.allEntries[...]
+        for count in runs.counts {
+            items.append(entries.prefix(count).map(\.id))
+            entries = entries.dropFirst(count)
+        }
+        return FetchedResultsSnapshot(sectionIdentifiers: runs.sections.map { names[$0] },
+            sectionItemIdentifiers: items, reloadedItemIdentifiers: reloaded)
+    }
+
+    /// A stream of the controller's change batches, for Swift-concurrency code: each processed batch
+    /// (and each invalidation) is delivered as a ``FetchedResultsChangeSet``. A consumer turns tracking on
+    /// like a delegate does. The stream ends when the controller goes away or the consumer stops.
+    public func changes() -> AsyncStream<FetchedResultsChangeSet> {
+        let (stream, continuation) = AsyncStream<FetchedResultsChangeSet>.makeStream(bufferingPolicy: .unbounded)
+        let key = UUID()
+        changeContinuations.withLock { $0[key] = continuation }
+        continuation.onTermination = { [weak continuations = changeContinuations] _ in
+            continuations?.withLock { $0[key] = nil }
+        }
+        return stream
+    }
+
+    func publish(_ changeSet: FetchedResultsChangeSet) {
+        for continuation in changeContinuations.withLock({ Array($0.values) }) { continuation.yield(changeSet) }
+    }
+
+    /// After a fetch: a snapshot delegate gets its first snapshot.
+    func reportInitialSnapshot() {
+        if let delegate = delegate as? any FetchedResultsControllerSnapshotDelegate, delegate.tracksChanges {
+            delegate.controller(self, didChangeContentWith: makeSnapshot(reloaded: []))
+        }
+    }
+
+    /// Tells the delegate (in the form it asked for) and the change streams about one batch.
+    func report(_ changes: [ResultsObjectChange], oldRuns: SectionRuns, oldCount: Int) {
+        let newSections = Set(runs.sections)
+        let oldSections = Set(oldRuns.sections)
+        let deletedSections = oldRuns.sections.enumerated().filter { !newSections.contains($0.element) }
+        let insertedSections = runs.sections.enumerated().filter { !oldSections.contains($0.element) }
+        let ordered = Self.inReportingOrder(changes)
+
+        if !changeContinuations.withLock({ $0.isEmpty }) {
+            publish(FetchedResultsChangeSet(
+                sectionChanges: deletedSections.map { .init(name: names[$0.element], index: $0.offset, type: .delete) }
+                    + insertedSections.map { .init(name: names[$0.element], index: $0.offset, type: .insert) },
+                objectChanges: ordered.map {
+                    .init(objectID: ($0.type == .delete ? $0.oldID : $0.newID) ?? $0.object.objectID, type: $0.type,
+                        indexPath: $0.type == .insert ? nil : $0.oldPath,
+                        newIndexPath: $0.type == .delete ? nil : $0.newPath)
+                },
+                invalidatesAll: false))
+        }
+        guard let delegate, delegate.tracksChanges else { return }
+        if let snapshotDelegate = delegate as? any FetchedResultsControllerSnapshotDelegate {
+            let reloaded = ordered.filter { $0.type == .update }.compactMap(\.newID)
+            snapshotDelegate.controller(self, didChangeContentWith: makeSnapshot(reloaded: reloaded))
+            return
+        }
+        if sectionNaming == nil, let differenceDelegate = delegate as? any FetchedResultsControllerDifferenceDelegate {
+            if let difference = Self.difference(of: ordered) {
+                differenceDelegate.controller(self, didChangeContentWith: difference)
+            }
+            return
+        }
+        delegate.controllerWillChangeContent(self)
+        for (index, section) in deletedSections {
+            let name = names[section]
+            let count = oldRuns.counts[index]
+            delegate.controller(self, didChange: FetchedResultsSectionInfo(name: name,
+                indexTitle: resolvedIndexTitle(forSectionName: name), numberOfObjects: count, objects: { [] }),
+                atSectionIndex: index, for: .delete)
+        }
+        for (index, _) in insertedSections {
+            delegate.controller(self, didChange: sectionInfo(at: index), atSectionIndex: index, for: .insert)
+        }
+        for change in ordered {
+            delegate.controller(self, didChange: change.object, at: change.type == .insert ? nil : change.oldPath,
+                for: change.type, newIndexPath: change.type == .delete ? nil : change.newPath)
+        }
+        delegate.controllerDidChangeContent(self)
+    }
+
+    /// Deletions, insertions, moves, updates; each kind by its position (old for all but insertions).
+    static func inReportingOrder(_ changes: [ResultsObjectChange]) -> [ResultsObjectChange] {
+        func rank(_ type: FetchedResultsChangeType) -> Int {
+            switch type {
+            case .delete: 0
+            case .insert: 1
+            case .move: 2
+            case .update: 3
+            }
+        }
+        return changes.sorted {
+            let (left, right) = (rank($0.type), rank($1.type))
+            if left != right { return left < right }
+            return ($0.oldIndex ?? $0.newIndex ?? 0) < ($1.oldIndex ?? $1.newIndex ?? 0)
+        }
+    }
+
+    /// The batch as a difference of IDs: removals at old offsets, insertions at new ones, moves (and
+    /// objects whose ID changed) as associated pairs.
+    static func difference(of changes: [ResultsObjectChange]) -> CollectionDifference<ManagedObjectID>? {
+        var steps: [CollectionDifference<ManagedObjectID>.Change] = []
+        for change in changes {
+            switch change.type {
+            case .delete:
+                if let id = change.oldID, let offset = change.oldIndex {
+                    steps.append(.remove(offset: offset, element: id, associatedWith: nil))
+                }
+            case .insert:
+                if let id = change.newID, let offset = change.newIndex {
+                    steps.append(.insert(offset: offset, element: id, associatedWith: nil))
+                }
+            case .move, .update:
+                guard let oldID = change.oldID, let newID = change.newID, let old = change.oldIndex,
+                    let new = change.newIndex, change.type == .move || oldID != newID
+                else { continue }
+                steps.append(.remove(offset: old, element: oldID, associatedWith: new))
+                steps.append(.insert(offset: new, element: newID, associatedWith: old))
+            }
+        }
+        return CollectionDifference(steps)
+    }
+}

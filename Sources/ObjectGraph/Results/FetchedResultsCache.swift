@@ -1,0 +1,183 @@
+import Foundation
+
+/// A fetched-results controller's persistent section cache: the ordered IDs, sort keys and section names
+/// of its results, so the next launch shows the first screen without fetching.
+///
+/// A cache is used only when everything it was computed from is unchanged: the request (entity,
+/// predicate, sort criteria, sub-entities), the section naming, the version hashes of the fetched
+/// entities, and each store's identity, file size and modification time (Core Data's rule). It is an
+/// optimisation only: a missing, stale or damaged cache is recomputed, never an error.
+///
+/// Caches live in ``AnyFetchedResultsController/cacheDirectory``, one file per name.
+struct FetchedResultsCache {
+    /// Changes whenever the file layout does.
+    private static let formatVersion = "ObjectGraph fetched-results cache 1"
+
+    let url: URL
+    /// What the cache must have been computed from; nil when the stores cannot be fingerprinted (an
+    /// in-memory store), so no cache is used.
+    let fingerprint: String?
+
+    init(name: String, controller: AnyFetchedResultsController, model: ManagedObjectModel) {
+        url = Self.fileURL(forName: name)
+        let request = controller.fetchRequest
+        let hashes = controller.trackedEntityNames.sorted().map { name in
+            name + "=" + (model.entity(named: name)?.versionHash.base64EncodedString() ?? "?")
+        }
+        let stores = controller.managedObjectContext.persistentStoreCoordinator?.persistentStores ?? []
+        let stamps = stores.map(Self.stamp(of:))
+        fingerprint = stamps.contains(nil) || stores.isEmpty ? nil : ([
+            Self.formatVersion, request.description, "subentities=\(request.includesSubentities)",
+            "sections=" + (controller.sectionNaming?.label ?? "-"),
+        ] + hashes + stamps.compactMap { $0 }).joined(separator: "\n")
+    }
+
+    /// A store's identity and its files' sizes and modification times; nil for a store without a file.
+    private static func stamp(of store: PersistentStore) -> String? {
+        guard let url = store.url else { return nil }
+        let files = [url.path, url.path + "-wal"]
+        let parts = files.map { path -> String in
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return "-" }
+            let size = (attributes[.size] as? NSNumber)?.int64Value ?? -1
+            let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+            return "\(size)@\(modified.bitPattern)"
+        }
+        return "store=\(store.identifier) " + parts.joined(separator: " ")
+    }
+
+    /// The cache file for `name`.
+    static func fileURL(forName name: String) -> URL {
+        let safe = name.unicodeScalars.map { scalar -> String in
+            CharacterSet.alphanumerics.contains(scalar) || "-_.".unicodeScalars.contains(scalar)
+                ? String(scalar) : String(format: "%%%02X", scalar.value)
+        }.joined()
+        return AnyFetchedResultsController.cacheDirectory.appendingPathComponent(safe + ".frcache")
+    }
+
+    /// The cached entries, with their section names interned into `names`; nil when there is no valid cache.
+    func load(into names: inout SectionNames) -> [ResultsEntry]? {
+        guard let fingerprint, let data = try? Data(contentsOf: url, options: .mappedIfSafe) else { return nil }
+        var reader = CacheReader(data: data)
+        guard reader.string() == fingerprint, let nameCount = reader.count() else { return nil }
+        var numbers: [Int32] = []
+        numbers.reserveCapacity(nameCount)
+        for _ in 0..<nameCount {
+            guard let name = reader.string() else { return nil }
+            numbers.append(names.number(for: name))
+        }
+        guard let entityCount = reader.count() else { return nil }
+        var entityNames: [String] = []
+        for _ in 0..<entityCount {
+            guard let name = reader.string() else { return nil }
+            entityNames.append(name)
+        }
+        guard let storeCount = reader.count() else { return nil }
+        var storeIdentifiers: [String] = []
+        for _ in 0..<storeCount {
+            guard let identifier = reader.string() else { return nil }
+            storeIdentifiers.append(identifier)
+        }
+        guard let entryCount = reader.count(), let keyCount = reader.count() else { return nil }
+        var entries: [ResultsEntry] = []
+        entries.reserveCapacity(entryCount)
+        for _ in 0..<entryCount {
+            guard let entity = reader.count(), entity < entityNames.count, let store = reader.count(),
+                store < storeIdentifiers.count, let key = reader.integer(), let section = reader.count(),
+                section < numbers.count
+            else { return nil }
+            var keys: [AttributeValue] = []
+            keys.reserveCapacity(keyCount)
+            for _ in 0..<keyCount {
+                guard let value = reader.value() else { return nil }
+                keys.append(value)
+            }
+            entries.append(ResultsEntry(
+                id: ManagedObjectID(entityName: entityNames[entity], storeIdentifier: storeIdentifiers[store],
+                    primaryKey: key),
+                keys: keys, section: numbers[section]))
+        }
+        return reader.isAtEnd ? entries : nil
+    }
+
+    /// Writes `entries` (in order) to the cache file, atomically; results holding unsaved objects are not
+    /// cached (their IDs are temporary).
+    func store(_ entries: [ResultsEntry], names: SectionNames) {
+        guard let fingerprint, !entries.contains(where: \.id.isTemporaryID) else {
+            try? FileManager.default.removeItem(at: url)
+            return
+        }
+        var writer = CacheWriter()
+        writer.string(fingerprint)
+        writer.count(names.names.count)
+        for name in names.names { writer.string(name) }
+        var entityNumbers: [String: Int] = [:]
+        var storeNumbers: [String: Int] = [:]
+        for entry in entries {
+            if entityNumbers[entry.id.entityName] == nil { entityNumbers[entry.id.entityName] = entityNumbers.count }
+            if storeNumbers[entry.id.storeIdentifier] == nil {
+                storeNumbers[entry.id.storeIdentifier] = storeNumbers.count
+            }
+        }
+        for table in [entityNumbers, storeNumbers] {
+            writer.count(table.count)
+            for (name, _) in table.sorted(by: { $0.value < $1.value }) { writer.string(name) }
+        }
+        writer.count(entries.count)
+        writer.count(entries.first?.keys.count ?? 0)
+        for entry in entries {
+            writer.count(entityNumbers[entry.id.entityName] ?? 0)
+            writer.count(storeNumbers[entry.id.storeIdentifier] ?? 0)
+            writer.integer(entry.id.key)
+            writer.count(Int(entry.section))
+            for key in entry.keys { writer.value(key) }
+        }
+        do {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(),
+                withIntermediateDirectories: true)
+            try writer.data.write(to: url, options: .atomic)
+        } catch {
+            // A cache that cannot be written is recomputed next time.
+        }
+    }
+}
+
+extension AnyFetchedResultsController {
+    private static let cacheDirectoryStorage = Locked<URL?>(nil)
+
+    /// Where section caches are kept: by default `$XDG_CACHE_HOME/ObjectGraph/FetchedResults` (or
+    /// `~/.cache/ObjectGraph/FetchedResults`). Set it before creating controllers with a cache name.
+    public static var cacheDirectory: URL {
+        get {
+            if let directory = cacheDirectoryStorage.withLock({ $0 }) { return directory }
+            let environment = ProcessInfo.processInfo.environment
+            let base = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+                ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
+            return base.appendingPathComponent("ObjectGraph/FetchedResults")
+        }
+        set { cacheDirectoryStorage.withLock { $0 = newValue } }
+    }
+
+    /// Deletes the section cache named `name`, or every cache when `name` is nil (Core Data's
+    /// `deleteCache(withName:)`). Do this before changing a cached controller's request.
+    public static func deleteCache(withName name: String?) {
+        if let name {
+            try? FileManager.default.removeItem(at: FetchedResultsCache.fileURL(forName: name))
+            return
+        }
+        let directory = cacheDirectory
+        let files = (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)) ?? []
+        for file in files where file.pathExtension == "frcache" { try? FileManager.default.removeItem(at: file) }
+    }
+
+    /// Rewrites the section cache from the current results, if the controller has a cache name and its
+    /// results changed since the cache was written. Call it when the controller is up to date with the
+    /// store (its context merged every save), for example when the app quits; a controller whose context
+    /// has unsaved changes does not write.
+    public func writeCache() {
+        guard let cacheName, hasFetched, cacheIsStale, !managedObjectContext.hasChanges,
+            let model = managedObjectContext.persistentStoreCoordinator?.managedObjectModel
+        else { return }
+        FetchedResultsCache(name: cacheName, controller: self, model: model).store(index.allEntries, names: names)
+        cacheIsStale = false
+    }
+}

@@ -1,0 +1,206 @@
+/// One fetched object as the controller keeps it: its ID plus the sort keys and section it was placed by,
+/// so the controller can find it again after its values change — without holding the object itself.
+struct ResultsEntry: Sendable {
+    var id: ManagedObjectID
+    let keys: [AttributeValue]
+    /// The section's name, interned in the controller's ``SectionNames``.
+    let section: Int32
+}
+
+/// The fetched results in order: a sorted sequence of entries split into chunks of a few hundred, so
+/// that finding, inserting and removing an entry costs O(log n) comparisons plus a short in-chunk move,
+/// and reading the entry at a position costs O(log n).
+///
+/// Chunk start offsets are recomputed lazily (one pass over the chunks, n / 256 additions) the first time
+/// a position is asked for after a change, so a batch of k changes pays for it once.
+struct ResultsIndex: Sendable {
+    private(set) var chunks: [[ResultsEntry]] = []
+    private var chunkStarts: [Int] = []
+    private var startsAreCurrent = true
+    private(set) var count = 0
+    let ordering: RowOrdering
+
+    /// Chunks split in two when they grow past this size.
+    static let maximumChunkSize = 512
+    /// The size of the chunks of a freshly built index.
+    static let initialChunkSize = 256
+
+    init(ordering: RowOrdering) {
+        self.ordering = ordering
+    }
+
+    /// An index of `sorted`, which must already be in `ordering`'s order.
+    init(sorted: [ResultsEntry], ordering: RowOrdering) {
+        self.ordering = ordering
+        var start = 0
+        while start < sorted.count {
+            let end = min(start + Self.initialChunkSize, sorted.count)
+            chunks.append(Array(sorted[start..<end]))
+            start = end
+        }
+        count = sorted.count
+        startsAreCurrent = false
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    /// The entry at `position` (0 ..< count).
+    subscript(position: Int) -> ResultsEntry {
+        mutating get {
+            let (chunk, offset) = locate(position)
+            return chunks[chunk][offset]
+        }
+    }
+
+    /// The entry at `position` without updating the chunk offsets; for use when they are current.
+    func entry(at position: Int) -> ResultsEntry {
+        precondition(startsAreCurrent, "Read an unprepared results index (call prepareForReading() first).")
+        let (chunk, offset) = locateCurrent(position)
+        return chunks[chunk][offset]
+    }
+
+    /// Every entry in order (a linear copy; for snapshots, caches and tests).
+    var allEntries: [ResultsEntry] { Array(chunks.joined()) }
+
+    /// The entries at `range`, in order.
+    mutating func entries(in range: Range<Int>) -> [ResultsEntry] {
+        guard !range.isEmpty else { return [] }
+        var result: [ResultsEntry] = []
+        result.reserveCapacity(range.count)
+        var (chunk, offset) = locate(range.lowerBound)
+        while result.count < range.count, chunk < chunks.count {
+            let take = min(chunks[chunk].count - offset, range.count - result.count)
+            result.append(contentsOf: chunks[chunk][offset..<(offset + take)])
+            chunk += 1
+            offset = 0
+        }
+        return result
+    }
+
+    // MARK: - Searching
+
+    private func precedes(_ lhs: ResultsEntry, _ keys: [AttributeValue], _ id: ManagedObjectID) -> Bool {
+        ordering.precedes(lhs.keys, lhs.id, keys, id)
+    }
+
+    /// The first chunk whose last entry does not precede (keys, id); `chunks.count` when none.
+    private func chunkIndex(for keys: [AttributeValue], _ id: ManagedObjectID) -> Int {
+        var low = 0
+        var high = chunks.count
+        while low < high {
+            let mid = (low + high) / 2
+            if let last = chunks[mid].last, precedes(last, keys, id) { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// The first offset in `chunk` whose entry does not precede (keys, id).
+    private func offset(in chunk: Int, for keys: [AttributeValue], _ id: ManagedObjectID) -> Int {
+        let entries = chunks[chunk]
+        var low = 0
+        var high = entries.count
+        while low < high {
+            let mid = (low + high) / 2
+            if precedes(entries[mid], keys, id) { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// Where the entry with `id`, placed by `keys`, is: (chunk, offset), or nil when it is not there.
+    private func find(_ keys: [AttributeValue], _ id: ManagedObjectID) -> (Int, Int)? {
+        let chunk = chunkIndex(for: keys, id)
+        if chunk < chunks.count {
+            let offset = offset(in: chunk, for: keys, id)
+            if offset < chunks[chunk].count, chunks[chunk][offset].id == id { return (chunk, offset) }
+        }
+        // Keys that no longer order consistently (a comparison that changed under us): look everywhere.
+        for (chunkIndex, entries) in chunks.enumerated() {
+            if let offset = entries.firstIndex(where: { $0.id == id }) { return (chunkIndex, offset) }
+        }
+        return nil
+    }
+
+    /// The position of the entry with `id` that was placed by `keys`, or nil.
+    mutating func position(of id: ManagedObjectID, keys: [AttributeValue]) -> Int? {
+        guard let (chunk, offset) = find(keys, id) else { return nil }
+        refreshStarts()
+        return chunkStarts[chunk] + offset
+    }
+
+    /// The entry with `id` placed by `keys`, or nil.
+    func entry(for id: ManagedObjectID, keys: [AttributeValue]) -> ResultsEntry? {
+        find(keys, id).map { chunks[$0.0][$0.1] }
+    }
+
+    // MARK: - Changing
+
+    /// Inserts `entry` at its place in the order.
+    mutating func insert(_ entry: ResultsEntry) {
+        startsAreCurrent = false
+        count += 1
+        guard !chunks.isEmpty else {
+            chunks = [[entry]]
+            return
+        }
+        let chunk = min(chunkIndex(for: entry.keys, entry.id), chunks.count - 1)
+        let offset = offset(in: chunk, for: entry.keys, entry.id)
+        chunks[chunk].insert(entry, at: offset)
+        if chunks[chunk].count > Self.maximumChunkSize {
+            let upper = Array(chunks[chunk][(Self.maximumChunkSize / 2)...])
+            chunks[chunk].removeSubrange((Self.maximumChunkSize / 2)...)
+            chunks.insert(upper, at: chunk + 1)
+        }
+    }
+
+    /// Removes the entry with `id` placed by `keys`; returns it, or nil when it was not there.
+    @discardableResult
+    mutating func remove(_ id: ManagedObjectID, keys: [AttributeValue]) -> ResultsEntry? {
+        guard let (chunk, offset) = find(keys, id) else { return nil }
+        startsAreCurrent = false
+        count -= 1
+        let removed = chunks[chunk].remove(at: offset)
+        if chunks[chunk].isEmpty { chunks.remove(at: chunk) }
+        return removed
+    }
+
+    /// Gives the entry with `oldID` placed by `keys` the ID `newID` in place (a temporary ID that became
+    /// permanent); the caller checks that the order is unchanged.
+    mutating func replaceID(_ oldID: ManagedObjectID, keys: [AttributeValue], with newID: ManagedObjectID) -> Bool {
+        guard let (chunk, offset) = find(keys, oldID) else { return false }
+        chunks[chunk][offset].id = newID
+        return true
+    }
+
+    // MARK: - Positions
+
+    private mutating func refreshStarts() {
+        guard !startsAreCurrent else { return }
+        chunkStarts.removeAll(keepingCapacity: true)
+        chunkStarts.reserveCapacity(chunks.count)
+        var start = 0
+        for chunk in chunks {
+            chunkStarts.append(start)
+            start += chunk.count
+        }
+        startsAreCurrent = true
+    }
+
+    private mutating func locate(_ position: Int) -> (Int, Int) {
+        refreshStarts()
+        return locateCurrent(position)
+    }
+
+    private func locateCurrent(_ position: Int) -> (Int, Int) {
+        precondition(position >= 0 && position < count, "Position \(position) is outside the \(count) results.")
+        var low = 0
+        var high = chunkStarts.count - 1
+        while low < high {
+            let mid = (low + high + 1) / 2
+            if chunkStarts[mid] <= position { low = mid } else { high = mid - 1 }
+        }
+        return (low, position - chunkStarts[low])
+    }
+
+    /// Makes positions readable without mutation (``entry(at:)``).
+    mutating func prepareForReading() { refreshStarts() }
+}
