@@ -43,7 +43,7 @@ public final class PeopleListViewController {
             timeSource: timeSource)
         resultsController = FetchedResultsController(
             fetchRequest: PeopleModel.listRequest(), managedObjectContext: context,
-            sectionNameKeyPath: PeopleModel.sectionTitleKey)
+            sectionNaming: PeopleSectionMode.lastNameInitial.sectionNaming)
     }
 
     /// Fetches the people and shows them.
@@ -86,8 +86,9 @@ public final class PeopleListViewController {
         } else {
             var request = FetchRequest<Person>(entityName: PeopleModel.entityName, sortCriteria: mode.sortCriteria)
             request.predicate = filter.predicate
+            request.fetchBatchSize = PeopleModel.listBatchSize
             let controller = FetchedResultsController(
-                fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: mode.sectionKey)
+                fetchRequest: request, managedObjectContext: context, sectionNaming: mode.sectionNaming)
             let previousMode = sectionMode
             sectionMode = mode  // index titles follow the new mode from the first fetch on
             controller.delegate = self

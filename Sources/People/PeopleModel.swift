@@ -43,8 +43,14 @@ public enum PeopleModel {
 
     /// The request behind the list: every person, in list order.
     public static func listRequest() -> FetchRequest<Person> {
-        FetchRequest<Person>(entityName: entityName, sortCriteria: listSortCriteria)
+        var request = FetchRequest<Person>(entityName: entityName, sortCriteria: listSortCriteria)
+        request.fetchBatchSize = listBatchSize
+        return request
     }
+
+    /// How many people the list loads at a time: its controller keeps only IDs and sort keys for the
+    /// rest, so a million people cost little memory.
+    public static let listBatchSize = 100
 }
 
 /// Why the app's model could not be loaded.

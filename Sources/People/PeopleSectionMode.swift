@@ -60,6 +60,22 @@ public enum PeopleSectionMode: String, CaseIterable, Sendable {
         }
     }
 
+    /// How the results controller names sections in this mode: the same names as ``sectionKey`` reads
+    /// from a person, derived from stored values so that a batched controller reads them from rows
+    /// without making objects.
+    public var sectionNaming: SectionNaming {
+        switch self {
+        case .lastNameInitial:
+            .derived(from: ["lastName"], label: "people.lastNameInitial") { StringFolding.initial($0[0].stringValue ?? "") }
+        case .firstNameInitial:
+            .derived(from: ["firstName"], label: "people.firstNameInitial") { Self.initialSection(of: $0[0].stringValue ?? "") }
+        case .city:
+            .derived(from: ["city"], label: "people.cityInitial") { Self.initialSection(of: $0[0].stringValue ?? "") }
+        case .ageDecade:
+            .derived(from: ["age"], label: "people.ageDecade") { Self.decadeSection(of: $0[0].int64Value ?? 0) }
+        }
+    }
+
     /// The list's order in this mode; the first criterion keeps sections contiguous.
     public var sortCriteria: [SortCriterion] {
         let lastName = SortCriterion("lastName", comparison: .caseAndDiacriticInsensitive)

@@ -64,6 +64,8 @@ extension AnyFetchedResultsController {
                 self?.contextDidChange(change)
             }
         }
+        resultsCameFromCache = fromCache
+        cacheIsStale = false
         if !fromCache, let cache { cache.store(entries, names: names) }
         reportInitialSnapshot()
     }

@@ -53,6 +53,8 @@ open class AnyFetchedResultsController {
     let changeContinuations = Locked<[UUID: AsyncStream<FetchedResultsChangeSet>.Continuation]>([:])
     /// Whether results changed since the section cache was last written.
     var cacheIsStale = false
+    /// Whether the last ``performFetch()`` took its results from the section cache.
+    var resultsCameFromCache = false
 
     init(
         fetchRequest: FetchRequest<ManagedObject>, managedObjectContext: ManagedObjectContext,

@@ -1,4 +1,5 @@
 import Foundation
+import SQLiteStorage
 
 /// A fetched-results controller's persistent section cache: the ordered IDs, sort keys and section names
 /// of its results, so the next launch shows the first screen without fetching.
@@ -14,9 +15,8 @@ struct FetchedResultsCache {
     private static let formatVersion = "ObjectGraph fetched-results cache 1"
 
     let url: URL
-    /// What the cache must have been computed from; nil when the stores cannot be fingerprinted (an
-    /// in-memory store), so no cache is used.
-    let fingerprint: String?
+    private let header: [String]
+    private let stores: [PersistentStore]
 
     init(name: String, controller: AnyFetchedResultsController, model: ManagedObjectModel) {
         url = Self.fileURL(forName: name)
@@ -24,12 +24,35 @@ struct FetchedResultsCache {
         let hashes = controller.trackedEntityNames.sorted().map { name in
             name + "=" + (model.entity(named: name)?.versionHash.base64EncodedString() ?? "?")
         }
-        let stores = controller.managedObjectContext.persistentStoreCoordinator?.persistentStores ?? []
-        let stamps = stores.map(Self.stamp(of:))
-        fingerprint = stamps.contains(nil) || stores.isEmpty ? nil : ([
+        stores = controller.managedObjectContext.persistentStoreCoordinator?.persistentStores ?? []
+        header = [
             Self.formatVersion, request.description, "subentities=\(request.includesSubentities)",
             "sections=" + (controller.sectionNaming?.label ?? "-"),
-        ] + hashes + stamps.compactMap { $0 }).joined(separator: "\n")
+        ] + hashes
+    }
+
+    /// What the cache must have been computed from, as of now; nil when a store cannot be fingerprinted
+    /// (an in-memory store), so no cache is used.
+    private func fingerprint() -> String? {
+        let stamps = stores.map(Self.stamp(of:))
+        guard !stores.isEmpty, !stamps.contains(nil) else { return nil }
+        return (header + stamps.compactMap { $0 }).joined(separator: "\n")
+    }
+
+    /// Moves everything from each SQLite store's write-ahead log into its main file, so that the file
+    /// stamps recorded with the cache are the ones the next launch sees (closing the store checkpoints
+    /// too, and would otherwise change them).
+    private func checkpointStores() {
+        for store in stores where !store.isReadOnly {
+            guard let sqlite = store.backend as? SQLiteStore else { continue }
+            _ = try? sqlite.withWriter { connection throws(ObjectGraphError) in
+                do throws(SQLiteError) {
+                    _ = try connection.rows("PRAGMA wal_checkpoint(TRUNCATE)")
+                } catch {
+                    throw .sqlite(error)
+                }
+            }
+        }
     }
 
     /// A store's identity and its files' sizes and modification times; nil for a store without a file.
@@ -39,6 +62,7 @@ struct FetchedResultsCache {
         let parts = files.map { path -> String in
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return "-" }
             let size = (attributes[.size] as? NSNumber)?.int64Value ?? -1
+            if size == 0, path.hasSuffix("-wal") { return "-" }  // an empty log is as good as none
             let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
             return "\(size)@\(modified.bitPattern)"
         }
@@ -56,7 +80,9 @@ struct FetchedResultsCache {
 
     /// The cached entries, with their section names interned into `names`; nil when there is no valid cache.
     func load(into names: inout SectionNames) -> [ResultsEntry]? {
-        guard let fingerprint, let data = try? Data(contentsOf: url, options: .mappedIfSafe) else { return nil }
+        guard let fingerprint = fingerprint(), let data = try? Data(contentsOf: url, options: .mappedIfSafe) else {
+            return nil
+        }
         var reader = CacheReader(data: data)
         guard reader.string() == fingerprint, let nameCount = reader.count() else { return nil }
         var numbers: [Int32] = []
@@ -102,7 +128,8 @@ struct FetchedResultsCache {
     /// Writes `entries` (in order) to the cache file, atomically; results holding unsaved objects are not
     /// cached (their IDs are temporary).
     func store(_ entries: [ResultsEntry], names: SectionNames) {
-        guard let fingerprint, !entries.contains(where: \.id.isTemporaryID) else {
+        checkpointStores()
+        guard let fingerprint = fingerprint(), !entries.contains(where: \.id.isTemporaryID) else {
             try? FileManager.default.removeItem(at: url)
             return
         }
