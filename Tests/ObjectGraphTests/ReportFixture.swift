@@ -63,7 +63,9 @@ struct ReportStack {
     }
 
     /// Saves `employees` people across four companies (one without a name), with nil cities and salaries
-    /// now and then, Unicode names (one city in two normal forms), and every eighth person without a company.
+    /// now and then, Unicode names (one city in two normal forms), every eighth person without a company, every
+    /// fifth in one of three staffed departments (a fourth, "Empty", has nobody), every third with a badge,
+    /// some with tags.
     /// The same seed gives the same rows and keys in any store.
     func seed(employees: Int = 240, seed: UInt64 = 7) throws {
         let context = context()
@@ -81,6 +83,11 @@ struct ReportStack {
                 tag.setValue(.string(name), forKey: "name")
                 return tag
             }
+            let departments = try ["Research", "Support", "Legal", "Empty"].map { name in
+                let department = try context.insertNewObject(forEntityName: "Department")
+                department.setValue(.string(name), forKey: "name")
+                return department
+            }
             let cities: [String?] = ["Oslo", "Zürich", "Zu\u{308}rich", "oslo", "Berlin", "東京", nil]
             for index in 0..<employees {
                 let person = try context.insertNewObject(forEntityName: "Employee")
@@ -94,6 +101,12 @@ struct ReportStack {
                     forKey: "joined")
                 if index % 8 != 0 { person.setRelatedObject(random.pick(companies), forKey: "company") }
                 if random.chance(0.3) { person.addRelatedObject(random.pick(tags), forKey: "tags") }
+                if index % 5 == 1 { person.setRelatedObject(departments[index % 3], forKey: "department") }
+                if index % 3 == 0 {
+                    let badge = try context.insertNewObject(forEntityName: "Badge")
+                    badge.setValue(.string("B\(index)"), forKey: "code")
+                    person.setRelatedObject(badge, forKey: "badge")
+                }
             }
             try context.save()
         }

@@ -5,7 +5,7 @@ protocol BatchStoreBackend: StoreBackend {
     /// The result dictionaries of `plan` (nil values left out), computed from saved rows.
     func fetchDictionaries(_ plan: DictionaryFetchPlan) throws(ObjectGraphError) -> [[String: AttributeValue]]
     /// Runs one batch operation in one transaction (all of it, or nothing) and reports what it changed.
-    // TEMP func execute(_ operation: StoreBatchOperation) throws(ObjectGraphError) -> StoreBatchOutcome
+    func execute(_ operation: StoreBatchOperation) throws(ObjectGraphError) -> StoreBatchOutcome
 }
 
 /// One batch request as a store runs it: entity resolved, values checked and in attribute order.
