@@ -63,6 +63,15 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
     case unsupportedStoreOperation(String)
     /// Creating, copying or removing a store's file, side file or folder failed.
     case fileOperationFailed(path: String, reason: String)
+    /// A dictionary fetch or batch request is malformed for `entity` (an unknown or ungrouped property, a
+    /// sum of text, a value that does not fit its attribute); `reason` says which part and why. Nothing was
+    /// read or written.
+    case invalidRequest(entity: String, reason: String)
+    /// A batch delete met a deny rule: `objectID` still holds objects in `relationship`. Nothing was deleted.
+    case deleteDenied(objectID: ManagedObjectID, relationship: String)
+    /// A batch request cannot be applied by the store as asked (a delete rule that would reach another
+    /// store, say); `reason` says why. Nothing was written.
+    case batchRequestRefused(entity: String, reason: String)
 
     public var description: String {
         switch self {
@@ -106,6 +115,12 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
             "The store at \(path) is added to this coordinator; remove it from the coordinator first. Nothing was changed."
         case .unsupportedStoreOperation(let reason): "Unsupported store operation: \(reason)."
         case let .fileOperationFailed(path, reason): "Could not change \(path): \(reason)."
+        case let .invalidRequest(entity, reason): "Invalid request for entity '\(entity)': \(reason)."
+        case let .deleteDenied(objectID, relationship):
+            "Batch delete refused: \(objectID) still has objects in '\(relationship)', whose delete rule is Deny. "
+                + "Nothing was deleted."
+        case let .batchRequestRefused(entity, reason):
+            "Batch request on '\(entity)' refused: \(reason). Nothing was written."
         }
     }
 }

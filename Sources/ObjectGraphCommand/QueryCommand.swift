@@ -23,6 +23,15 @@ struct QueryCommand: ParsableCommand {
             --template runs a fetch request template of the model; --var NAME=VALUE gives its $NAME \
             variables (and those of --where), typed the same way. A --where predicate is joined to the \
             template's with AND.
+
+            Dictionary results (Core Data's dictionary result type) print a JSON array of objects, one per \
+            row or group: --properties KEY,... picks key paths (to-one paths like company.name too), \
+            --group-by KEY,... groups equal values (the properties default to the group keys), \
+            --aggregate FUNC:KEY[:NAME] (repeatable; count, sum, avg, min, max; count alone counts rows) \
+            adds an aggregate named NAME or FUNC_KEY (count for rows), --having FORMAT keeps the groups \
+            whose properties and aggregates match (--having 'count > 2 AND sum_age > 100'), --distinct \
+            drops repeated rows. --sort may then name properties and aggregates. Aggregates are computed \
+            in SQL; the results read the saved store.
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -63,17 +72,50 @@ struct QueryCommand: ParsableCommand {
     @Flag(name: .long, help: "Print a JSON array instead of a table.")
     var json = false
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Print dictionaries of these key paths (comma-separated) instead of objects.", valueName: "key,..."))
+    var properties: String?
+
+    @Option(name: .customLong("group-by"), help: ArgumentHelp(
+        "Group rows with equal values of these key paths (comma-separated).", valueName: "key,..."))
+    var groupBy: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "An aggregate of each group (count, sum, avg, min, max), named NAME or FUNC_KEY; repeat for more.",
+        valueName: "FUNC:KEY[:NAME]"))
+    var aggregate: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Keep the groups matching a predicate on their properties and aggregates.", valueName: "format"))
+    var having: String?
+
+    @Flag(name: .long, help: "Leave out repeated dictionaries.")
+    var distinct = false
+
     func run() throws {
         let model = try storeOptions.loadModel()
+        let dictionaryOptions = DictionaryQuery.Options(
+            properties: Self.list(properties), groupBy: Self.list(groupBy), aggregates: aggregate, having: having,
+            distinct: distinct, sortKeys: sort)
         let runner = try QueryRunner(model: model, options: .init(
             entityName: entity, whereFormat: whereFormat, arguments: arguments, template: template,
-            variables: variables, sortKeys: sort, limit: limit, offset: offset))
+            variables: variables, sortKeys: dictionaryOptions.isRequested ? [] : sort, limit: limit, offset: offset))
         let context = try storeOptions.openContext(model: model, creating: false)
+        if dictionaryOptions.isRequested {
+            if count { throw CommandFailure("--count cannot be combined with dictionary options; use --aggregate count") }
+            print(try DictionaryQuery(base: runner.request, options: dictionaryOptions).json(in: context))
+            return
+        }
         if count {
             print(try runner.count(in: context))
             return
         }
         let rows = try runner.rows(in: context)
         print(json ? QueryRunner.json(rows) : QueryRunner.table(rows, entity: runner.entity))
+    }
+
+    /// `a,b, c` as `["a", "b", "c"]`; nil as none.
+    static func list(_ text: String?) -> [String] {
+        (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 }

@@ -99,6 +99,7 @@ extension PeopleApp {
         case .help: " any key closes the help"
         case .importPrompt: " Enter import · Esc cancel"
         case .confirmingDelete: " y delete · any other key keeps"
+        case .confirmingBatchDelete: " y delete them all · any other key keeps them"
         case .browsing:
             " / filter  s sort  Enter show  i import  n e d  u undo  ? help  q quit"
         }
@@ -109,6 +110,7 @@ extension PeopleApp {
         case .jumping: ("Jump to section: ", nil)
         case .importPrompt(let editor): ("Import file (JSON or CSV): ", editor)
         case .confirmingDelete(let person): ("Delete \(person.displayName)? (y/n) ", nil)
+        case .confirmingBatchDelete(let filter, let count): (Self.batchDeletePrompt(filter, count: count), nil)
         default: nil
         }
     }

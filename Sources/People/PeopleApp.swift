@@ -49,6 +49,8 @@ public final class PeopleApp {
         case importPrompt(LineEditor)
         /// Asking whether to delete a person.
         case confirmingDelete(Person)
+        /// Asking whether to delete everyone the filter shows (`D`), `count` people, as one batch delete.
+        case confirmingBatchDelete(PeopleFilter, count: Int)
         /// Showing one person.
         case detail(Person)
         /// The new-person or edit form; `person` is nil for a new person.
@@ -97,6 +99,8 @@ public final class PeopleApp {
     var redoSubjects: [Person] = []
     var lastRenderAt: ContinuousClock.Instant?
     var lastFrameDuration: Duration = .zero
+    /// Batch deletes (`D`) started and not yet finished.
+    public internal(set) var batchDeletesRunning = 0
 
     /// Creates the app on an opened stack.
     public init(stack: PeopleStack, screen: any TerminalScreen, timeSource: any TimeSource, options: Options) {
@@ -170,6 +174,9 @@ public final class PeopleApp {
         case .confirmingDelete(let person):
             mode = .browsing
             if key == .character("y") || key == .character("Y") { delete(person) }
+        case .confirmingBatchDelete(let filter, _):
+            mode = .browsing
+            if key == .character("y") || key == .character("Y") { deleteFiltered(filter) }
         case .detail(let person):
             switch key {
             case .escape, .character("q"), .enter: mode = .browsing
@@ -213,6 +220,7 @@ public final class PeopleApp {
             if let person = list.selectedPerson { mode = .form(PersonForm(editing: person), person: person) }
         case .character("d"):
             if let person = list.selectedPerson { mode = .confirmingDelete(person) }
+        case .character("D"): askToDeleteFiltered()
         case .character("u"): undoLastEdit()
         case .character("U"): redoLastEdit()
         case .character("?"): mode = .help

@@ -16,6 +16,7 @@ enum PeopleHelp {
         ("i", "import 10,000 generated people in the background"),
         ("I", "import a JSON or CSV file in the background"),
         ("n  e  d", "new person, edit, delete (asks first)"),
+        ("D", "delete everyone the filter shows (asks first; cannot be undone)"),
         ("u", "undo your last add, edit or delete"),
         ("U", "redo what u undid"),
         ("?", "this help"),

@@ -38,6 +38,19 @@ public struct FetchRequest<Result: ManagedObject>: Sendable, Hashable, CustomStr
     /// Relationship names whose destinations are loaded together with the results (one query per to-one
     /// relationship), instead of one fault at a time.
     public var relationshipKeyPathsForPrefetching: [String]
+    /// What a dictionary fetch (``ManagedObjectContext/fetchDictionaries(_:)``) returns for each row or
+    /// group: key paths, the object ID and aggregates, each under its name. Empty: every stored attribute.
+    /// Ignored by object fetches, as in Core Data.
+    public var propertiesToFetch: [FetchedProperty]
+    /// Key paths (or names of ``propertiesToFetch``) whose equal values make one group of a dictionary
+    /// fetch; every non-aggregate fetched property must be among them. Empty: no grouping.
+    public var propertiesToGroupBy: [String]
+    /// Which groups a grouped dictionary fetch keeps, evaluated on each group's result: its keys are the
+    /// names of ``propertiesToFetch`` and the key paths of ``propertiesToGroupBy`` (`people > 10`,
+    /// `sum_age >= 100`). Needs ``propertiesToGroupBy``, as in Core Data.
+    public var havingPredicate: FetchPredicate?
+    /// Whether a dictionary fetch leaves out rows equal to an earlier one (SQL's `SELECT DISTINCT`).
+    public var returnsDistinctResults: Bool
 
     /// Creates a request for all objects of `entityName`, unsorted.
     public init(
@@ -55,6 +68,10 @@ public struct FetchRequest<Result: ManagedObject>: Sendable, Hashable, CustomStr
         self.returnsObjectsAsFaults = true
         self.includesPropertyValues = true
         self.relationshipKeyPathsForPrefetching = []
+        self.propertiesToFetch = []
+        self.propertiesToGroupBy = []
+        self.havingPredicate = nil
+        self.returnsDistinctResults = false
     }
 
     /// The same request for a different result class.
@@ -68,6 +85,10 @@ public struct FetchRequest<Result: ManagedObject>: Sendable, Hashable, CustomStr
         other.returnsObjectsAsFaults = returnsObjectsAsFaults
         other.includesPropertyValues = includesPropertyValues
         other.relationshipKeyPathsForPrefetching = relationshipKeyPathsForPrefetching
+        other.propertiesToFetch = propertiesToFetch
+        other.propertiesToGroupBy = propertiesToGroupBy
+        other.havingPredicate = havingPredicate
+        other.returnsDistinctResults = returnsDistinctResults
         return other
     }
 
@@ -77,6 +98,12 @@ public struct FetchRequest<Result: ManagedObject>: Sendable, Hashable, CustomStr
         if !sortCriteria.isEmpty { parts.append("sort: " + sortCriteria.map(\.description).joined(separator: ", ")) }
         if fetchLimit > 0 { parts.append("limit: \(fetchLimit)") }
         if fetchOffset > 0 { parts.append("offset: \(fetchOffset)") }
+        if !propertiesToFetch.isEmpty {
+            parts.append("properties: " + propertiesToFetch.map(\.description).joined(separator: ", "))
+        }
+        if !propertiesToGroupBy.isEmpty { parts.append("group by: " + propertiesToGroupBy.joined(separator: ", ")) }
+        if let havingPredicate { parts.append("having: \(havingPredicate)") }
+        if returnsDistinctResults { parts.append("distinct") }
         return "<FetchRequest " + parts.joined(separator: "; ") + ">"
     }
 }

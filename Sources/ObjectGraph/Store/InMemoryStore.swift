@@ -6,20 +6,20 @@ import Synchronization
 /// It evaluates predicates and sorts with exactly the code paths the SQLite store mirrors in SQL, which
 /// makes it both a test double and an oracle.
 final class InMemoryStore: StoreBackend, @unchecked Sendable {
-    private struct Row {
+    struct Row {
         var entityName: String
         var values: [AttributeValue]
         var version: Int64
         var toOne: [ManagedObjectID?] = []
     }
-    private struct State {
+    struct State {
         var rows: [String: [Int64: Row]] = [:]
         var maxPrimaryKey: [String: Int64] = [:]
         /// Many-to-many contents, per `"Entity.relationship#key"`, in insertion order.
         var joins: [String: [ManagedObjectID]] = [:]
     }
 
-    private static func joinKey(_ entity: EntityDescription, _ index: Int, _ key: Int64) -> String {
+    static func joinKey(_ entity: EntityDescription, _ index: Int, _ key: Int64) -> String {
         "\(entity.name).\(entity.relationships[index].name)#\(key)"
     }
 
@@ -27,7 +27,7 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
     let model: ManagedObjectModel
     /// A read-only in-memory store stays empty for good; it exists so that both store types honour the option.
     let isReadOnly: Bool
-    private let state = Locked(State())
+    let state = Locked(State())
 
     init(identifier: String, model: ManagedObjectModel, isReadOnly: Bool = false) {
         self.identifier = identifier
@@ -53,7 +53,7 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
     }
 
     /// Rows are kept per root entity: a hierarchy shares one primary-key space, as in the SQLite store.
-    private func root(_ entity: EntityDescription) -> String { model.rootEntity(of: entity).name }
+    func root(_ entity: EntityDescription) -> String { model.rootEntity(of: entity).name }
 
     func fetch(
         entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], limit: Int,
@@ -68,12 +68,9 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
         } catch {
             throw .predicate(error)
         }
-        // Evaluate on a snapshot (copy-on-write, so cheap), following relationships through its rows.
-        let graph = RowGraph(store: self, state: state.withLock { $0 })
         var matches: [(keys: [AttributeValue], snapshot: RowSnapshot)] = []
-        for (key, row) in graph.state.rows[root] ?? [:] where wanted.contains(row.entityName) {
-            guard let subject = graph.subject(for: key, row: row) else { continue }
-            if let predicate, !predicate.evaluate(subject: subject) { continue }
+        for subject in matchingSubjects(root: root, wanted: wanted, predicate: predicate, in: state.withLock { $0 }) {
+            let row = subject.row
             matches.append((ordering.sortKeys(for: subject),
                 RowSnapshot(objectID: subject.id, values: row.values, version: row.version, toOne: row.toOne)))
         }
@@ -83,9 +80,22 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
         return matches[start..<end].map(\.snapshot)
     }
 
+    /// The rows of the hierarchy `root` whose entity is in `wanted` and that match `predicate`, as subjects
+    /// that follow relationships through `state` (a snapshot: copy-on-write, so cheap), in no particular order.
+    func matchingSubjects(root: String, wanted: Set<String>, predicate: FetchPredicate?, in state: State) -> [RowSubject] {
+        let graph = RowGraph(store: self, state: state)
+        var subjects: [RowSubject] = []
+        for (key, row) in graph.state.rows[root] ?? [:] where wanted.contains(row.entityName) {
+            guard let subject = graph.subject(for: key, row: row) else { continue }
+            if let predicate, !predicate.evaluate(subject: subject) { continue }
+            subjects.append(subject)
+        }
+        return subjects
+    }
+
     /// The store's rows as predicate subjects: values from the row, relationships through other rows
     /// (to-many contents looked up once per fetch).
-    private final class RowGraph {
+    final class RowGraph {
         let store: InMemoryStore
         let state: State
         private struct RelatedKey: Hashable {
@@ -159,7 +169,7 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
         }
     }
 
-    private struct RowSubject: PredicateSubject {
+    struct RowSubject: PredicateSubject {
         let graph: RowGraph
         let id: ManagedObjectID
         let row: Row
@@ -214,7 +224,7 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
     }
 
     /// The to-many contents of the row `objectID` in `state` (the caller holds the lock or a snapshot).
-    private func relatedIDs(
+    func relatedIDs(
         of objectID: ManagedObjectID, entity: EntityDescription, relationshipIndex index: Int, in state: State
     ) throws(ObjectGraphError) -> [ManagedObjectID] {
         guard let key = objectID.primaryKey else { return [] }

@@ -82,7 +82,7 @@ extension SQLiteStore {
     static let statementCacheLimit = 256
 
     /// ` WHERE Z_ENT IN (…) [AND (predicate)]` with its bound values.
-    private func whereClause(_ layout: TableLayout, _ predicate: FetchPredicate?, includesSubentities: Bool)
+    func whereClause(_ layout: TableLayout, _ predicate: FetchPredicate?, includesSubentities: Bool)
         throws(ObjectGraphError) -> (String, [AttributeValue])
     {
         let numbers = includesSubentities ? layout.entityNumbersWithDescendants : [layout.entityNumber]
@@ -105,7 +105,7 @@ extension SQLiteStore {
 
     /// One `ORDER BY` term: the key (through to-one relationships, as a subquery), folded or turned into a
     /// collation key by the registered functions when the comparison asks for it.
-    private func orderTerm(_ layout: TableLayout, _ criterion: SortCriterion) throws(ObjectGraphError) -> String {
+    func orderTerm(_ layout: TableLayout, _ criterion: SortCriterion) throws(ObjectGraphError) -> String {
         let expression: String
         do {
             expression = try FetchPredicate.sqlValue(

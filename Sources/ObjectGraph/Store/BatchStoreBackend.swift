@@ -1,0 +1,34 @@
+/// The store operations behind dictionary fetches and batch requests: work done inside the store, on its
+/// rows, without managed objects. Both store types implement it with the same semantics — the SQLite store
+/// in SQL, the in-memory store on its rows — so each is the other's oracle.
+protocol BatchStoreBackend: StoreBackend {
+    /// The result dictionaries of `plan` (nil values left out), computed from saved rows.
+    func fetchDictionaries(_ plan: DictionaryFetchPlan) throws(ObjectGraphError) -> [[String: AttributeValue]]
+    /// Runs one batch operation in one transaction (all of it, or nothing) and reports what it changed.
+    func execute(_ operation: StoreBatchOperation) throws(ObjectGraphError) -> StoreBatchOutcome
+}
+
+/// One batch request as a store runs it: entity resolved, values checked and in attribute order.
+enum StoreBatchOperation {
+    /// Inserts the rows `nextRow` hands out (each a full list of values in attribute order) until it
+    /// returns nil, with new primary keys and version 1.
+    case insert(entity: EntityDescription, nextRow: () throws(ObjectGraphError) -> [AttributeValue]?)
+    /// Sets `values` (attribute index → value) on every row of `entity` matching `predicate`, bumping each
+    /// row's version.
+    case update(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool,
+        values: [(attributeIndex: Int, value: AttributeValue)])
+    /// Deletes the rows of `entity` matching `predicate` (or, when `objectIDs` is given, those objects),
+    /// applying every delete rule of the deleted rows (see ``BatchDeletePlanner``).
+    case delete(entity: EntityDescription, predicate: FetchPredicate?, objectIDs: [ManagedObjectID]?,
+        includesSubentities: Bool)
+}
+
+/// What a batch operation changed, by object ID.
+struct StoreBatchOutcome: Sendable {
+    /// Rows the operation inserted.
+    var inserted: [ManagedObjectID] = []
+    /// Rows the operation updated (for a delete: the objects whose relationships its delete rules changed).
+    var updated: [ManagedObjectID] = []
+    /// Rows the operation deleted, cascaded deletions included.
+    var deleted: [ManagedObjectID] = []
+}

@@ -1,0 +1,223 @@
+import SQLiteStorage
+
+extension SQLiteStore {
+    /// Runs a batch operation in one `BEGIN IMMEDIATE` transaction on the writer connection: inserts take
+    /// their keys from `Z_PRIMARYKEY` (moving `Z_MAX` past them), updates and deletes find their rows with
+    /// the compiled predicate and bump `Z_OPT` of every row they change, deletes apply their delete rules
+    /// in SQL (see ``BatchDeletePlanner``). Any failure rolls everything back.
+    func execute(_ operation: StoreBatchOperation) throws(ObjectGraphError) -> StoreBatchOutcome {
+        guard !isReadOnly else { throw .readOnlyStore(store: path) }
+        return try withWriter { connection throws(ObjectGraphError) in
+            try sqlite {
+                try connection.transaction(.immediate) {
+                    switch operation {
+                    case .insert(let entity, let nextRow):
+                        return try batchInsert(entity, nextRow, connection)
+                    case .update(let entity, let predicate, let includesSubentities, let values):
+                        return try batchUpdate(entity, predicate, includesSubentities, values, connection)
+                    case .delete(let entity, let predicate, let objectIDs, let includesSubentities):
+                        let ids = try matchingIDs(entity, predicate, objectIDs, includesSubentities, connection)
+                        let planner = BatchDeletePlanner(model: model, storeIdentifier: identifier, entityName: entity.name)
+                        let plan = try planner.plan(deleting: ids, in: SQLiteBatchGraph(store: self, connection: connection))
+                        try apply(plan, connection)
+                        return StoreBatchOutcome(updated: plan.updated, deleted: plan.deleted)
+                    }
+                }
+            }
+        }
+    }
+
+    private func batchInsert(
+        _ entity: EntityDescription, _ nextRow: () throws(ObjectGraphError) -> [AttributeValue]?,
+        _ connection: SQLiteConnection
+    ) throws -> StoreBatchOutcome {
+        let layout = try layout(of: entity)
+        let rootNumber = Int64(model.entityNumber(of: model.rootEntity(of: entity)))
+        guard case .integer(var key)? = try connection.scalar(
+            "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(rootNumber)])
+        else {
+            throw ObjectGraphError.incompatibleStore(path: path, reason: "Z_PRIMARYKEY has no row for \(entity.name)")
+        }
+        var outcome = StoreBatchOutcome()
+        while let values = try nextRow() {
+            key += 1
+            let statement = try connection.cachedStatement(layout.insertSQL)
+            try statement.bind(int64: key, at: 1)
+            try statement.bind(int64: Int64(layout.entityNumber), at: 2)
+            try statement.bind(int64: 1, at: 3)
+            var index: Int32 = 4
+            for column in layout.columns {
+                try statement.bind(values[column.attributeIndex].sqliteValue, at: index)
+                index += 1
+            }
+            _ = try bindForeignKeys([], layout: layout, statement: statement, from: index, permanentIDs: [:])
+            _ = try statement.step()
+            outcome.inserted.append(ManagedObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key))
+        }
+        try connection.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?")
+            .run([.integer(key), .integer(rootNumber)])
+        return outcome
+    }
+
+    private func batchUpdate(
+        _ entity: EntityDescription, _ predicate: FetchPredicate?, _ includesSubentities: Bool,
+        _ values: [(attributeIndex: Int, value: AttributeValue)], _ connection: SQLiteConnection
+    ) throws -> StoreBatchOutcome {
+        let layout = try layout(of: entity)
+        let ids = try matchingIDs(entity, predicate, nil, includesSubentities, connection)
+        guard !ids.isEmpty else { return StoreBatchOutcome() }
+        var assignments = ["Z_OPT = Z_OPT + 1"]
+        for (attributeIndex, _) in values {
+            guard let column = layout.columns.first(where: { $0.attributeIndex == attributeIndex }) else {
+                throw ObjectGraphError.unknownKey(entity: entity.name, key: entity.attributes[attributeIndex].name)
+            }
+            assignments.append("\(column.name) = ?")
+        }
+        let (clause, bindings) = try whereClause(layout, predicate, includesSubentities: includesSubentities)
+        // The same WHERE as the SELECT, in the same transaction: the same rows.
+        try connection.prepare("UPDATE \(layout.tableName) AS \(Self.rowAlias) SET "
+            + assignments.joined(separator: ", ") + clause)
+            .run(values.map(\.value.sqliteValue) + bindings.map(\.sqliteValue))
+        return StoreBatchOutcome(updated: ids)
+    }
+
+    /// The IDs (named by their concrete entity) of the rows a predicate or a list of IDs picks.
+    private func matchingIDs(
+        _ entity: EntityDescription, _ predicate: FetchPredicate?, _ objectIDs: [ManagedObjectID]?,
+        _ includesSubentities: Bool, _ connection: SQLiteConnection
+    ) throws -> [ManagedObjectID] {
+        let layout = try layout(of: entity)
+        var result: [ManagedObjectID] = []
+        func collect(_ statement: SQLiteStatement) throws {
+            while try statement.step() {
+                let name = self.layout(forEntityNumber: Int(statement.int64(at: 1)))?.entity.name ?? entity.name
+                result.append(ManagedObjectID(entityName: name, storeIdentifier: identifier,
+                    primaryKey: statement.int64(at: 0)))
+            }
+        }
+        if let objectIDs {
+            let numbers = layout.entityNumbersWithDescendants.map(String.init).joined(separator: ", ")
+            let keys = objectIDs.filter { $0.storeIdentifier == identifier }.compactMap(\.primaryKey)
+            for start in stride(from: 0, to: keys.count, by: 500) {
+                let chunk = keys[start..<min(start + 500, keys.count)]
+                let statement = try connection.prepare("SELECT Z_PK, Z_ENT FROM \(layout.tableName) WHERE Z_PK IN ("
+                    + Array(repeating: "?", count: chunk.count).joined(separator: ", ") + ") AND Z_ENT IN (\(numbers))")
+                try statement.bind(chunk.map { .integer($0) })
+                try collect(statement)
+            }
+            return result
+        }
+        let (clause, bindings) = try whereClause(layout, predicate, includesSubentities: includesSubentities)
+        let statement = try connection.prepare(
+            "SELECT \(Self.rowAlias).Z_PK, \(Self.rowAlias).Z_ENT FROM \(layout.tableName) \(Self.rowAlias)" + clause
+                + " ORDER BY \(Self.rowAlias).Z_PK")
+        try statement.bind(bindings.map(\.sqliteValue))
+        try collect(statement)
+        return result
+    }
+
+    /// Writes a delete plan: clears the to-one keys that pointed at deleted rows, bumps the versions of the
+    /// objects whose relationships changed, removes the deleted rows' join-table rows, then the rows.
+    private func apply(_ plan: BatchDeletePlan, _ connection: SQLiteConnection) throws {
+        for (id, relationshipIndex) in plan.clearedToOne {
+            guard let entity = model.entity(named: id.entityName), let key = id.primaryKey else { continue }
+            let layout = try layout(of: entity)
+            guard let foreignKey = layout.foreignKeys.first(where: { $0.relationshipIndex == relationshipIndex }) else {
+                continue
+            }
+            let cleared = [foreignKey.name] + [foreignKey.entityColumn?.name, foreignKey.orderColumn].compactMap { $0 }
+            try connection.cachedStatement("UPDATE \(layout.tableName) SET "
+                + cleared.map { "\($0) = NULL" }.joined(separator: ", ") + " WHERE Z_PK = ?")
+                .run([.integer(key)])
+        }
+        for id in plan.updated {
+            guard let entity = model.entity(named: id.entityName), let key = id.primaryKey else { continue }
+            try connection.cachedStatement("UPDATE \(try layout(of: entity).tableName) SET Z_OPT = Z_OPT + 1 WHERE Z_PK = ?")
+                .run([.integer(key)])
+        }
+        for id in plan.deleted {
+            guard let entity = model.entity(named: id.entityName), let key = id.primaryKey else { continue }
+            for index in entity.relationships.indices {
+                guard let table = joinTable(of: entity, relationshipIndex: index) else { continue }
+                try connection.cachedStatement("DELETE FROM \(table.name) WHERE \(table.ownColumn) = ?").run([.integer(key)])
+            }
+            try connection.cachedStatement("DELETE FROM \(try layout(of: entity).tableName) WHERE Z_PK = ?")
+                .run([.integer(key)])
+        }
+    }
+}
+
+/// An SQLite store's relationships read on the writer connection, inside a batch delete's transaction.
+private struct SQLiteBatchGraph: BatchDeleteGraph {
+    let store: SQLiteStore
+    let connection: SQLiteConnection
+
+    func toOneDestinations(of ids: [ManagedObjectID], entity: EntityDescription, relationshipIndex index: Int)
+        throws(ObjectGraphError) -> [ManagedObjectID: ManagedObjectID]
+    {
+        let layout = try store.layout(of: entity)
+        guard let foreignKey = layout.foreignKeys.first(where: { $0.relationshipIndex == index }) else { return [:] }
+        let destination = entity.relationships[index].destinationEntityName
+        let select = "SELECT Z_PK, \(foreignKey.name), \(foreignKey.entityColumn?.name ?? "NULL") FROM "
+            + "\(layout.tableName) WHERE \(foreignKey.name) IS NOT NULL AND Z_PK IN "
+        var result: [ManagedObjectID: ManagedObjectID] = [:]
+        try query(select, ids) { statement, owners in
+            guard let owner = owners[statement.int64(at: 0)] else { return }
+            let name = statement.isNull(at: 2) ? destination
+                : store.layout(forEntityNumber: Int(statement.int64(at: 2)))?.entity.name ?? destination
+            result[owner] = ManagedObjectID(entityName: name, storeIdentifier: store.identifier,
+                primaryKey: statement.int64(at: 1))
+        }
+        return result
+    }
+
+    func toManyDestinations(of ids: [ManagedObjectID], entity: EntityDescription, relationshipIndex index: Int)
+        throws(ObjectGraphError) -> [ManagedObjectID: [ManagedObjectID]]
+    {
+        let relationship = entity.relationships[index]
+        guard let destination = store.model.entity(named: relationship.destinationEntityName) else {
+            throw .unknownEntity(relationship.destinationEntityName)
+        }
+        let destinationLayout = try store.layout(of: destination)
+        let select: String
+        if let table = store.joinTable(of: entity, relationshipIndex: index) {
+            select = "SELECT j.\(table.ownColumn), d.Z_PK, d.Z_ENT FROM \(table.name) j JOIN "
+                + "\(destinationLayout.tableName) d ON d.Z_PK = j.\(table.otherColumn) WHERE j.\(table.ownColumn) IN "
+        } else if let inverseName = relationship.inverseName,
+            let foreignKey = destinationLayout.foreignKeys.first(where: {
+                destination.relationships[$0.relationshipIndex].name == inverseName
+            })
+        {
+            let numbers = destinationLayout.entityNumbersWithDescendants.map(String.init).joined(separator: ", ")
+            select = "SELECT \(foreignKey.name), Z_PK, Z_ENT FROM \(destinationLayout.tableName) "
+                + "WHERE Z_ENT IN (\(numbers)) AND \(foreignKey.name) IN "
+        } else {
+            return [:]
+        }
+        var result: [ManagedObjectID: [ManagedObjectID]] = [:]
+        try query(select, ids) { statement, owners in
+            guard let owner = owners[statement.int64(at: 0)] else { return }
+            let name = store.layout(forEntityNumber: Int(statement.int64(at: 2)))?.entity.name ?? destination.name
+            result[owner, default: []].append(ManagedObjectID(entityName: name, storeIdentifier: store.identifier,
+                primaryKey: statement.int64(at: 1)))
+        }
+        return result
+    }
+
+    /// Runs `select` + `(?, ?, …)` for the keys of `ids`, 500 at a time, handing each row and the owners by key.
+    private func query(
+        _ select: String, _ ids: [ManagedObjectID], _ row: (SQLiteStatement, [Int64: ManagedObjectID]) -> Void
+    ) throws(ObjectGraphError) {
+        let owners = Dictionary(ids.compactMap { id in id.primaryKey.map { ($0, id) } }, uniquingKeysWith: { a, _ in a })
+        let keys = owners.keys.sorted()
+        try store.sqlite {
+            for start in stride(from: 0, to: keys.count, by: 500) {
+                let chunk = keys[start..<min(start + 500, keys.count)]
+                let statement = try connection.prepare(
+                    select + "(" + Array(repeating: "?", count: chunk.count).joined(separator: ", ") + ")")
+                try statement.bind(chunk.map { .integer($0) })
+                while try statement.step() { row(statement, owners) }
+            }
+        }
+    }
+}
