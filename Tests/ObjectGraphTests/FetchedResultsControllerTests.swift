@@ -104,11 +104,7 @@ private func randomize(_ item: ManagedObject, _ rng: inout SeededRandom) {
             if route == .merge {
                 save = try background.performAndWait {
                     try randomEdits(in: background, &rng)
-                    let captured = Unchecked<ContextDidSave?>(nil)
-                    let token = background.addDidSaveObserver { captured.value = $0 }
-                    try background.save()
-                    token.cancel()
-                    return captured.value
+                    return try background.saveCapturingDidSave()
                 }
             }
             let batchesBefore = recorder.batches.count
@@ -211,32 +207,6 @@ private func randomize(_ item: ManagedObject, _ rng: inout SeededRandom) {
             let object = controller.object(at: IndexPath(row: 0, section: 1))
             #expect(object["name"] == "y")
             #expect(controller.indexPath(forObject: object) == IndexPath(row: 0, section: 1))
-        }
-    }
-
-    @Test func sortThatSplitsSectionsIsRejected() throws {
-        let stack = try TestStack()
-        let context = stack.context()
-        try context.performAndWait {
-            for (group, rank) in [("B", 1), ("A", 2), ("B", 3)] {
-                let item = try context.insertNewObject(forEntityName: "Item")
-                item["group"] = group
-                item["rank"] = Int64(rank)
-            }
-            try context.save()
-            var request = FetchRequest<ManagedObject>(entityName: "Item")
-            request.sortCriteria = [SortCriterion("rank")]
-            let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context,
-                sectionNameKeyPath: "group")
-            #expect {
-                try controller.performFetch()
-            } throws: { error in
-                guard case ObjectGraphError.sectionsOutOfOrder(let index, let name) = error else { return false }
-                return index == 2 && name == "B"
-            }
-            let unsorted = FetchedResultsController(fetchRequest: FetchRequest<ManagedObject>(entityName: "Item"),
-                managedObjectContext: context)
-            #expect(throws: ObjectGraphError.self) { try unsorted.performFetch() }
         }
     }
 

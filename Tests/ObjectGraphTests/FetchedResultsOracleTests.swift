@@ -181,11 +181,7 @@ import SectionedChanges
                     let background = backgrounds[step]
                     save = try background.performAndWait { () throws -> ContextDidSave? in
                         try randomEdits(in: background, &rng)
-                        let captured = Unchecked<ContextDidSave?>(nil)
-                        let token = background.addDidSaveObserver { captured.value = $0 }
-                        try background.save()
-                        token.cancel()
-                        return captured.value
+                        return try background.saveCapturingDidSave()
                     }
                 }
                 let at = "\(label) round \(round) step \(step)"

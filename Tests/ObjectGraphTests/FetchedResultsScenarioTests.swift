@@ -63,11 +63,7 @@ import SectionedChanges
             case .merge:
                 let save = try background.performAndWait { () throws -> ContextDidSave? in
                     try body(background)
-                    let captured = Unchecked<ContextDidSave?>(nil)
-                    let token = background.addDidSaveObserver { captured.value = $0 }
-                    try background.save()
-                    token.cancel()
-                    return captured.value
+                    return try background.saveCapturingDidSave()
                 }
                 view.performAndWait { if let save { view.mergeChanges(fromContextDidSave: save) } }
             }
@@ -256,6 +252,9 @@ import SectionedChanges
                 #expect(index == 2 && name == "B")
                 #expect("\(error)".contains("out of order section name"))
             }
+            let unsorted = FetchedResultsController(fetchRequest: FetchRequest<ManagedObject>(entityName: "Item"),
+                managedObjectContext: context)
+            #expect(throws: ObjectGraphError.self, "a controller needs sort criteria") { try unsorted.performFetch() }
         }
     }
 }

@@ -129,6 +129,17 @@ extension AnyFetchedResultsController {
     }
 }
 
+extension ManagedObjectContext {
+    /// Saves (on the context's queue, which the caller is on) and returns the did-save it posted, if any.
+    func saveCapturingDidSave() throws -> ContextDidSave? {
+        let captured = Unchecked<ContextDidSave?>(nil)
+        let token = addDidSaveObserver { captured.value = $0 }
+        defer { token.cancel() }
+        try save()
+        return captured.value
+    }
+}
+
 /// Hands a value to another queue in tests, where the test itself guarantees only one queue uses it at a time.
 final class Unchecked<Value>: @unchecked Sendable {
     var value: Value

@@ -269,19 +269,10 @@ extension AnyFetchedResultsController {
         _ places: [(oldIndex: Int, newIndex: Int, sameSection: Bool)], leavingOldIndexes: [Int],
         arrivingNewIndexes: [Int]
     ) -> Set<Int> {
-        func countBelow(_ sorted: [Int], _ value: Int) -> Int {
-            var low = 0
-            var high = sorted.count
-            while low < high {
-                let mid = (low + high) / 2
-                if sorted[mid] < value { low = mid + 1 } else { high = mid }
-            }
-            return low
-        }
         var gaps: [Int: [(offset: Int, oldIndex: Int, newIndex: Int)]] = [:]
         for (offset, place) in places.enumerated() where place.sameSection {
-            let oldRank = place.oldIndex - countBelow(leavingOldIndexes, place.oldIndex)
-            let newRank = place.newIndex - countBelow(arrivingNewIndexes, place.newIndex)
+            let oldRank = place.oldIndex - leavingOldIndexes.countBelow(place.oldIndex)
+            let newRank = place.newIndex - arrivingNewIndexes.countBelow(place.newIndex)
             if oldRank == newRank { gaps[oldRank, default: []].append((offset, place.oldIndex, place.newIndex)) }
         }
         var result: Set<Int> = []

@@ -192,13 +192,8 @@ struct ResultsIndex: Sendable {
 
     private func locateCurrent(_ position: Int) -> (Int, Int) {
         precondition(position >= 0 && position < count, "Position \(position) is outside the \(count) results.")
-        var low = 0
-        var high = chunkStarts.count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if chunkStarts[mid] <= position { low = mid } else { high = mid - 1 }
-        }
-        return (low, position - chunkStarts[low])
+        let chunk = chunkStarts.indexOfLastStart(atOrBefore: position)
+        return (chunk, position - chunkStarts[chunk])
     }
 
     /// Makes positions readable without mutation (``entry(at:)``).

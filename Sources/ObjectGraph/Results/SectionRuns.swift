@@ -59,13 +59,8 @@ struct SectionRuns: Sendable {
     /// The run holding the entry at `position` and the entry's row within it.
     mutating func locate(_ position: Int) -> (section: Int, row: Int) {
         refreshStarts()
-        var low = 0
-        var high = starts.count - 1
-        while low < high {
-            let mid = (low + high + 1) / 2
-            if starts[mid] <= position { low = mid } else { high = mid - 1 }
-        }
-        return (low, position - starts[low])
+        let run = starts.indexOfLastStart(atOrBefore: position)
+        return (run, position - starts[run])
     }
 
     private mutating func refreshStarts() {
