@@ -22,8 +22,8 @@ public struct BatchResult: Sendable {
 }
 
 /// Inserts many objects of one entity straight into the store, without managed objects: Core Data's
-/// `NSBatchInsertRequest`. Run it with ``ManagedObjectContext/execute(_:)-(BatchInsertRequest)`` or
-/// ``PersistentStoreCoordinator/execute(_:)-(BatchInsertRequest)``.
+/// `NSBatchInsertRequest`. Run it with `ManagedObjectContext.execute(_:)` or
+/// `PersistentStoreCoordinator.execute(_:)`.
 ///
 /// Each object is a dictionary of attribute values; attributes left out get their default value. Values
 /// must fit their attribute (an integer for a Double attribute is read as that number); non-optional

@@ -117,7 +117,8 @@ extension SQLiteStore {
     }
 
     /// Writes a delete plan: clears the to-one keys that pointed at deleted rows, bumps the versions of the
-    /// objects whose relationships changed, removes the deleted rows' join-table rows, then the rows.
+    /// objects whose relationships changed, removes the deleted rows' join-table rows, then the rows (500
+    /// keys per statement).
     private func apply(_ plan: BatchDeletePlan, _ connection: SQLiteConnection) throws {
         for (id, relationshipIndex) in plan.clearedToOne {
             guard let entity = model.entity(named: id.entityName), let key = id.primaryKey else { continue }
@@ -130,19 +131,34 @@ extension SQLiteStore {
                 + cleared.map { "\($0) = NULL" }.joined(separator: ", ") + " WHERE Z_PK = ?")
                 .run([.integer(key)])
         }
-        for id in plan.updated {
-            guard let entity = model.entity(named: id.entityName), let key = id.primaryKey else { continue }
-            try connection.cachedStatement("UPDATE \(try layout(of: entity).tableName) SET Z_OPT = Z_OPT + 1 WHERE Z_PK = ?")
-                .run([.integer(key)])
+        try forEachChunk(of: plan.updated, connection) { layout, _, marks, keys in
+            try connection.prepare("UPDATE \(layout.tableName) SET Z_OPT = Z_OPT + 1 WHERE Z_PK IN (\(marks))").run(keys)
         }
-        for id in plan.deleted {
-            guard let entity = model.entity(named: id.entityName), let key = id.primaryKey else { continue }
+        try forEachChunk(of: plan.deleted, connection) { layout, entity, marks, keys in
             for index in entity.relationships.indices {
                 guard let table = joinTable(of: entity, relationshipIndex: index) else { continue }
-                try connection.cachedStatement("DELETE FROM \(table.name) WHERE \(table.ownColumn) = ?").run([.integer(key)])
+                try connection.prepare("DELETE FROM \(table.name) WHERE \(table.ownColumn) IN (\(marks))").run(keys)
             }
-            try connection.cachedStatement("DELETE FROM \(try layout(of: entity).tableName) WHERE Z_PK = ?")
-                .run([.integer(key)])
+            try connection.prepare("DELETE FROM \(layout.tableName) WHERE Z_PK IN (\(marks))").run(keys)
+        }
+    }
+
+    /// Calls `body` for `ids` grouped by entity, 500 keys at a time, with the entity's layout, its
+    /// placeholders (`?, ?, …`) and the keys to bind.
+    private func forEachChunk(
+        of ids: [ManagedObjectID], _ connection: SQLiteConnection,
+        _ body: (TableLayout, EntityDescription, String, [SQLiteValue]) throws -> Void
+    ) throws {
+        var byEntity: [String: [Int64]] = [:]
+        for id in ids { if let key = id.primaryKey { byEntity[id.entityName, default: []].append(key) } }
+        for (name, keys) in byEntity.sorted(by: { $0.key < $1.key }) {
+            guard let entity = model.entity(named: name) else { continue }
+            let layout = try layout(of: entity)
+            for start in stride(from: 0, to: keys.count, by: 500) {
+                let chunk = keys[start..<min(start + 500, keys.count)]
+                try body(layout, entity, Array(repeating: "?", count: chunk.count).joined(separator: ", "),
+                    chunk.map { .integer($0) })
+            }
         }
     }
 }
