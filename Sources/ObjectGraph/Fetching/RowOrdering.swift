@@ -5,6 +5,13 @@
 /// update of a sorted list lands every row exactly where a fresh fetch would put it.
 struct RowOrdering: Sendable {
     let criteria: [SortCriterion]
+    /// Each criterion's direction, kept apart so comparisons do not copy the criteria.
+    private let ascending: [Bool]
+
+    init(criteria: [SortCriterion]) {
+        self.criteria = criteria
+        self.ascending = criteria.map(\.ascending)
+    }
 
     /// The keys compared for a row whose attribute values are read through `value`.
     func sortKeys(_ value: (String) -> AttributeValue) -> [AttributeValue] {
@@ -48,9 +55,9 @@ struct RowOrdering: Sendable {
 
     /// Compares sort keys only: negative, zero or positive.
     func compareKeys(_ lhs: [AttributeValue], _ rhs: [AttributeValue]) -> Int {
-        for (index, criterion) in criteria.enumerated() {
+        for index in ascending.indices {
             let order = lhs[index].storeOrder(comparedTo: rhs[index])
-            if order != 0 { return criterion.ascending ? order : -order }
+            if order != 0 { return ascending[index] ? order : -order }
         }
         return 0
     }

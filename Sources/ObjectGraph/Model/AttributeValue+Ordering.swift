@@ -28,8 +28,10 @@ extension AttributeValue {
             return 0
         case let (.integer(lhs), .integer(rhs)):
             return lhs < rhs ? -1 : (lhs == rhs ? 0 : 1)
+        case let (.string(lhs), .string(rhs)):
+            return Self.compareUTF8(lhs, rhs)
         case (.string, _), (.uri, _):
-            return Self.compareBytes(Array(sqlText.utf8), Array(other.sqlText.utf8))
+            return Self.compareUTF8(sqlText, other.sqlText)
         case (.binary, _), (.uuid, _):
             return Self.compareBytes(sqlBytes, other.sqlBytes)
         default:
@@ -67,6 +69,23 @@ extension AttributeValue {
         case .uuid(let value):
             withUnsafeBytes(of: value.uuid) { [UInt8]($0) }
         default: []
+        }
+    }
+
+    /// Compares the UTF-8 bytes of two strings, as SQLite's BINARY collation does, without copying them
+    /// (the fetched-results controller compares sort keys millions of times).
+    private static func compareUTF8(_ lhs: String, _ rhs: String) -> Int {
+        var lhs = lhs
+        var rhs = rhs
+        return lhs.withUTF8 { left in
+            rhs.withUTF8 { right in
+                let count = min(left.count, right.count)
+                if count > 0, let leftBase = left.baseAddress, let rightBase = right.baseAddress {
+                    let order = memcmp(leftBase, rightBase, count)
+                    if order != 0 { return order < 0 ? -1 : 1 }
+                }
+                return left.count < right.count ? -1 : (left.count == right.count ? 0 : 1)
+            }
         }
     }
 

@@ -47,9 +47,9 @@ extension AnyFetchedResultsController {
 
         for object in change.deletedObjects where trackedEntityNames.contains(object.entity.name) {
             guard seen.insert(ObjectIdentifier(object)).inserted, let id = placementID(of: object),
-                let keys = placedKeys[id], let entry = index.entry(for: id, keys: keys)
+                let keys = placedKeys[id], let (entry, position) = index.locate(id, keys: keys)
             else { continue }
-            removed.append(Leaving(object: object, id: id, keys: keys, section: entry.section))
+            removed.append(Leaving(object: object, id: id, keys: keys, section: entry.section, oldIndex: position))
         }
         var changed = Array(change.insertedObjects) + Array(change.updatedObjects) + Array(change.refreshedObjects)
             + reidentified
@@ -64,7 +64,7 @@ extension AnyFetchedResultsController {
             guard seen.insert(ObjectIdentifier(object)).inserted else { continue }
             let matches = !object.isDeleted && (predicate?.evaluate(with: object) ?? true)
             guard let id = placementID(of: object), let keys = placedKeys[id],
-                let entry = index.entry(for: id, keys: keys)
+                let (entry, position) = index.locate(id, keys: keys)
             else {
                 if matches {
                     added.append(object)
@@ -72,7 +72,7 @@ extension AnyFetchedResultsController {
                 }
                 continue
             }
-            let leaving = Leaving(object: object, id: id, keys: keys, section: entry.section)
+            let leaving = Leaving(object: object, id: id, keys: keys, section: entry.section, oldIndex: position)
             guard matches else {
                 removed.append(leaving)
                 continue
@@ -90,20 +90,11 @@ extension AnyFetchedResultsController {
         // Where everything was, before anything moves.
         let oldRuns = runs
         let oldCount = index.count
-        func locateOld(_ items: inout [Leaving]) {
-            for offset in items.indices {
-                items[offset].oldIndex = index.position(of: items[offset].id, keys: items[offset].keys) ?? -1
-            }
-            items.removeAll { $0.oldIndex < 0 }
-        }
-        locateOld(&removed)
-        locateOld(&replaced)
-        locateOld(&updatedInPlace)
 
         // Take the leavers out and put the arrivals in.
         var newSectionArrivals: [ResultsEntry] = []
+        index.remove(atPositions: (removed + replaced).map(\.oldIndex))
         for leaving in removed + replaced {
-            index.remove(leaving.id, keys: leaving.keys)
             runs.removeOne(from: leaving.section)
             placedKeys[leaving.id] = nil
             if leaving.id.isTemporaryID { temporaryPlacements[ObjectIdentifier(leaving.object)] = nil }

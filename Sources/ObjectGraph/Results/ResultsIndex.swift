@@ -79,31 +79,34 @@ struct ResultsIndex: Sendable {
 
     // MARK: - Searching
 
-    private func precedes(_ lhs: ResultsEntry, _ keys: [AttributeValue], _ id: ManagedObjectID) -> Bool {
-        ordering.precedes(lhs.keys, lhs.id, keys, id)
-    }
-
     /// The first chunk whose last entry does not precede (keys, id); `chunks.count` when none.
     private func chunkIndex(for keys: [AttributeValue], _ id: ManagedObjectID) -> Int {
-        var low = 0
-        var high = chunks.count
-        while low < high {
-            let mid = (low + high) / 2
-            if let last = chunks[mid].last, precedes(last, keys, id) { low = mid + 1 } else { high = mid }
+        chunks.withUnsafeBufferPointer { chunks in
+            var low = 0
+            var high = chunks.count
+            while low < high {
+                let mid = (low + high) / 2
+                let precedesTarget = chunks[mid].withUnsafeBufferPointer { entries in
+                    guard let last = entries.last else { return false }
+                    return ordering.precedes(last.keys, last.id, keys, id)
+                }
+                if precedesTarget { low = mid + 1 } else { high = mid }
+            }
+            return low
         }
-        return low
     }
 
     /// The first offset in `chunk` whose entry does not precede (keys, id).
     private func offset(in chunk: Int, for keys: [AttributeValue], _ id: ManagedObjectID) -> Int {
-        let entries = chunks[chunk]
-        var low = 0
-        var high = entries.count
-        while low < high {
-            let mid = (low + high) / 2
-            if precedes(entries[mid], keys, id) { low = mid + 1 } else { high = mid }
+        chunks[chunk].withUnsafeBufferPointer { entries in
+            var low = 0
+            var high = entries.count
+            while low < high {
+                let mid = (low + high) / 2
+                if ordering.precedes(entries[mid].keys, entries[mid].id, keys, id) { low = mid + 1 } else { high = mid }
+            }
+            return low
         }
-        return low
     }
 
     /// Where the entry with `id`, placed by `keys`, is: (chunk, offset), or nil when it is not there.
@@ -127,9 +130,11 @@ struct ResultsIndex: Sendable {
         return chunkStarts[chunk] + offset
     }
 
-    /// The entry with `id` placed by `keys`, or nil.
-    func entry(for id: ManagedObjectID, keys: [AttributeValue]) -> ResultsEntry? {
-        find(keys, id).map { chunks[$0.0][$0.1] }
+    /// The entry with `id` placed by `keys` and its position, or nil.
+    mutating func locate(_ id: ManagedObjectID, keys: [AttributeValue]) -> (entry: ResultsEntry, position: Int)? {
+        guard let (chunk, offset) = find(keys, id) else { return nil }
+        refreshStarts()
+        return (chunks[chunk][offset], chunkStarts[chunk] + offset)
     }
 
     // MARK: - Changing
@@ -152,15 +157,20 @@ struct ResultsIndex: Sendable {
         }
     }
 
-    /// Removes the entry with `id` placed by `keys`; returns it, or nil when it was not there.
-    @discardableResult
-    mutating func remove(_ id: ManagedObjectID, keys: [AttributeValue]) -> ResultsEntry? {
-        guard let (chunk, offset) = find(keys, id) else { return nil }
+    /// Removes the entries at `positions` (distinct, current positions), without comparing keys.
+    mutating func remove(atPositions positions: [Int]) {
+        refreshStarts()
+        // From the back, so the chunk offsets in front of each removal stay right.
+        for position in positions.sorted(by: >) where position >= 0 && position < count {
+            let chunk = chunkStarts.indexOfLastStart(atOrBefore: position)
+            chunks[chunk].remove(at: position - chunkStarts[chunk])
+            if chunks[chunk].isEmpty {
+                chunks.remove(at: chunk)
+                chunkStarts.remove(at: chunk)
+            }
+            count -= 1
+        }
         startsAreCurrent = false
-        count -= 1
-        let removed = chunks[chunk].remove(at: offset)
-        if chunks[chunk].isEmpty { chunks.remove(at: chunk) }
-        return removed
     }
 
     /// Gives the entry with `oldID` placed by `keys` the ID `newID` in place (a temporary ID that became
