@@ -5,6 +5,7 @@ import Foundation
 // start in child processes of their own), printing a Markdown table of ratios against the goals.
 //
 //     RatioReport [all|import|fetch|controller|stall|memory|coldstart]...
+//     RatioReport profile import|import-index|import-observed|fetch-objects|fetch-ids|fetch-count|controller [N]
 //
 // Environment: BENCH_1M=1 adds the 1M-person workloads; REPEAT=n repetitions (median; default 3);
 // N=people for the 100k workloads (default 100000); BENCH_DIR=folder for the store files.
@@ -38,6 +39,18 @@ if let mode = arguments.first, mode.hasPrefix("child-") {
     }
 }
 
+if arguments.first == "profile" {
+    MainQueue.run {
+        do {
+            try Profile.run(Array(arguments.dropFirst()))
+            return 0
+        } catch {
+            print("error=\(error)")
+            return 1
+        }
+    }
+}
+
 let sections = Set(arguments.isEmpty || arguments.contains("all")
     ? ["import", "fetch", "controller", "stall", "memory", "coldstart"] : arguments)
 let millions = environment["BENCH_1M"] == "1"
@@ -60,5 +73,6 @@ MainQueue.run {
         return 1
     }
     print(report.markdown())
+    if environment["BENCH_DIR"] == nil { try? FileManager.default.removeItem(at: StoreFile.scratch) }
     return 0
 }
