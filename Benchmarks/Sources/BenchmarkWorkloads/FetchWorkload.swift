@@ -1,0 +1,77 @@
+import Foundation
+import ObjectGraph
+
+/// A person read by the raw baseline: a heap object per row, every column decoded (as a fetch does).
+final class RawPerson {
+    let key: Int64, entity: Int64, version: Int64, age: Int64, createdAt: Double
+    let city: String, email: String, firstName: String, lastName: String, section: String
+    init(_ statement: RawStatement) {
+        key = statement.int(0); entity = statement.int(1); version = statement.int(2); age = statement.int(3)
+        city = statement.text(5); createdAt = statement.double(6); email = statement.text(7)
+        firstName = statement.text(8); lastName = statement.text(9); section = statement.text(12)
+    }
+}
+
+/// Workload 2: fetches from a filled store, each with its raw twin.
+public enum FetchWorkload {
+    /// The substring the count filter looks for.
+    public static let needle = "er"
+
+    static let orderedSelect = """
+        SELECT Z_PK, Z_ENT, Z_OPT, ZAGE, ZAVATAR, ZCITY, ZCREATEDAT, ZEMAIL, ZFIRSTNAME, ZLASTNAME, ZNICKNAME, \
+        ZPHONE, ZSECTION FROM ZPERSON ORDER BY ZLASTNAME, ZFIRSTNAME, Z_PK
+        """
+
+    /// Raw: every row in list order, materialized. Returns the row count.
+    public static func rawObjects(_ connection: RawConnection) throws -> Int {
+        let statement = try connection.prepare(orderedSelect)
+        var people: [RawPerson] = []
+        while statement.step() { people.append(RawPerson(statement)) }
+        return people.count
+    }
+
+    /// Raw: primary keys in list order.
+    public static func rawIDs(_ connection: RawConnection) throws -> Int {
+        let statement = try connection.prepare("SELECT Z_PK FROM ZPERSON ORDER BY ZLASTNAME, ZFIRSTNAME, Z_PK")
+        var keys: [Int64] = []
+        while statement.step() { keys.append(statement.int(0)) }
+        return keys.count
+    }
+
+    /// Raw: count with `LIKE '%er%'` (SQLite's LIKE is ASCII case-insensitive; the data is ASCII).
+    public static func rawCount(_ connection: RawConnection) throws -> Int {
+        Int(try connection.int("SELECT count(*) FROM ZPERSON WHERE ZLASTNAME LIKE '%\(needle)%'"))
+    }
+
+    /// ObjectGraph: every person in list order with property values (not faults), in a fresh context.
+    public static func objects(_ coordinator: PersistentStoreCoordinator) throws -> Int {
+        let context = freshContext(coordinator)
+        return try context.performAndWait {
+            var request = PersonModel.listRequest()
+            request.returnsObjectsAsFaults = false
+            return try context.fetch(request).count
+        }
+    }
+
+    /// ObjectGraph: object IDs in list order.
+    public static func ids(_ coordinator: PersistentStoreCoordinator) throws -> Int {
+        let context = freshContext(coordinator)
+        return try context.performAndWait { try context.fetchObjectIDs(PersonModel.listRequest()).count }
+    }
+
+    /// ObjectGraph: count with `lastName CONTAINS[cd] "er"`.
+    public static func count(_ coordinator: PersistentStoreCoordinator) throws -> Int {
+        let context = freshContext(coordinator)
+        return try context.performAndWait {
+            var request = FetchRequest<ManagedObject>(entityName: PersonModel.entityName)
+            request.predicate = try FetchPredicate(format: "lastName CONTAINS[cd] %@", needle)
+            return try context.count(for: request)
+        }
+    }
+
+    static func freshContext(_ coordinator: PersistentStoreCoordinator) -> ManagedObjectContext {
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.persistentStoreCoordinator = coordinator
+        return context
+    }
+}

@@ -1,0 +1,227 @@
+import BenchmarkWorkloads
+import Foundation
+
+/// Runs each workload and its baseline back to back and adds the figures to the report.
+struct Suite {
+    let report: Report
+    let count: Int
+    let repeats: Int
+    let millions: Bool
+
+    // MARK: 1. Import
+
+    func imports() throws {
+        report.note("== import \(count) people, 1000 per save (median of \(repeats))")
+        let rows = { var generator = PersonGenerator(seed: 1); return generator.people(count) }()
+        for index in PersonModel.Index.allCases {
+            let raw = try median { let file = try StoreFile.empty("import-raw", index: index)
+                defer { file.remove() }
+                return try ImportWorkload.raw(into: file, rows: rows, batchSize: 1000) }
+            for kind in BenchStack.Kind.allCases {
+                for observed in [false, true] {
+                    let seconds = try median {
+                        let file = try StoreFile.empty("import-og", index: index)
+                        defer { file.remove() }
+                        return try ImportWorkload.objectGraph(
+                            into: file, kind: kind, observed: observed, rows: rows, batchSize: 1000)
+                    }
+                    addImport(rows: count, index: index, kind: kind, observed: observed, og: seconds, raw: raw)
+                }
+            }
+        }
+        guard millions else { return }
+        report.note("== import 1M people, siblings stack, alone (one run)")
+        let million = { var generator = PersonGenerator(seed: 1); return generator.people(1_000_000) }()
+        for index in PersonModel.Index.allCases {
+            let rawFile = try StoreFile.empty("import-raw-1m", index: index)
+            let raw = try ImportWorkload.raw(into: rawFile, rows: million, batchSize: 1000)
+            rawFile.remove()
+            let file = try StoreFile.empty("import-og-1m", index: index)
+            let seconds = try ImportWorkload.objectGraph(
+                into: file, kind: .siblings, observed: false, rows: million, batchSize: 1000)
+            file.remove()
+            addImport(rows: 1_000_000, index: index, kind: .siblings, observed: false, og: seconds, raw: raw)
+        }
+    }
+
+    private func addImport(rows: Int, index: PersonModel.Index, kind: BenchStack.Kind, observed: Bool, og: Double,
+        raw: Double)
+    {
+        let speed = raw / og
+        let goal: Double? = observed ? nil : (index == .none ? 1.0 / 3 : 0.7)
+        report.add(Line(
+            workload: "1. import \(rows / 1000)k, \(index == .none ? "no index" : "(lastName, firstName) index"), "
+                + "\(kind.rawValue)\(observed ? ", main merging + live controller" : ", alone")",
+            objectGraph: "\(ms(og)) (\(rate(rows, og)))", raw: "\(ms(raw)) (\(rate(rows, raw)))",
+            ratio: "\(fixed(speed))× raw speed", goal: goal.map { "≥ \(fixed($0)) × raw" } ?? "reported",
+            met: goal.map { speed >= $0 }))
+    }
+
+    // MARK: 2. Fetch
+
+    func fetches() throws {
+        report.note("== fetch from \(count) people (median of \(max(repeats, 5)))")
+        for index in PersonModel.Index.allCases {
+            let file = try StoreFile.filled("people-\(count)\(index == .none ? "-noindex" : "")", index: index,
+                count: count)
+            let coordinator = try file.coordinator()
+            let connection = try RawConnection(path: file.path)
+            let label = index == .none ? "no index" : "index"
+            let pairs: [(String, () throws -> Int, () throws -> Int)] = [
+                ("objects with property values, sorted", { try FetchWorkload.objects(coordinator) },
+                    { try FetchWorkload.rawObjects(connection) }),
+                ("object IDs only, sorted", { try FetchWorkload.ids(coordinator) },
+                    { try FetchWorkload.rawIDs(connection) }),
+                ("count, lastName CONTAINS[cd] \"\(FetchWorkload.needle)\"", { try FetchWorkload.count(coordinator) },
+                    { try FetchWorkload.rawCount(connection) }),
+            ]
+            for (name, og, raw) in pairs {
+                let (ogCount, rawCount) = (try og(), try raw())  // warm-up, and the answers must agree
+                guard ogCount == rawCount else {
+                    throw RawSQLiteError(description: "\(name): ObjectGraph \(ogCount), raw \(rawCount)")
+                }
+                var ogTimes: [Double] = []
+                var rawTimes: [Double] = []
+                for _ in 0..<max(repeats, 5) {  // interleaved, so load changes hit both alike
+                    rawTimes.append(try Measure.seconds { _ = try raw() })
+                    ogTimes.append(try Measure.seconds { _ = try og() })
+                }
+                let ratio = Measure.median(ogTimes) / Measure.median(rawTimes)
+                report.add(Line(workload: "2. fetch \(count / 1000)k, \(name), \(label)",
+                    objectGraph: ms(Measure.median(ogTimes)), raw: ms(Measure.median(rawTimes)),
+                    ratio: "\(fixed(ratio))× raw time", goal: "≤ 2× raw", met: ratio <= 2))
+            }
+        }
+    }
+
+    // MARK: 3. Controller change processing
+
+    func controller() throws {
+        var sizes = [1_000, 100_000]
+        if millions { sizes.append(1_000_000) }
+        report.note("== controller: 500 ins / 250 del / 250 key upd / 1000 upd merged into \(sizes)")
+        var ogMedian: [Int: Double] = [:]
+        var naiveMedian: [Int: Double] = [:]
+        for size in sizes {
+            let rounds = size >= 1_000_000 ? 7 : 15
+            let result = try ControllerWorkload.objectGraph(count: size, rounds: rounds)
+            let naive = ControllerWorkload.naive(count: size, rounds: size >= 1_000_000 ? 3 : 7)
+            let median = Measure.median(result.mergeToDidChange)
+            let p99 = Measure.percentile(result.mergeToDidChange, 99)
+            ogMedian[size] = median
+            naiveMedian[size] = Measure.median(naive)
+            let isGoal = size == 1_000_000
+            report.add(Line(
+                workload: "3. controller batch into \(size >= 1000 ? "\(size / 1000)k" : "\(size)") (26 sections), "
+                    + "merge → didChange; \(rounds) rounds",
+                objectGraph: "median \(ms(median)), p99 \(ms(p99))",
+                raw: "naive re-sort + difference(from:): \(ms(Measure.median(naive)))",
+                ratio: "\(fixed(median / Measure.median(naive), 3))× naive",
+                goal: isGoal ? "≤ 5 ms median, ≤ 16 ms p99" : "reported",
+                met: isGoal ? (median <= 0.005 && p99 <= 0.016) : nil))
+            report.note("     initial performFetch of \(size): \(ms(result.initialFetch))")
+        }
+        if let big = ogMedian[1_000_000], let small = ogMedian[100_000],
+            let naiveBig = naiveMedian[1_000_000], let naiveSmall = naiveMedian[100_000]
+        {
+            report.add(Line(workload: "3. controller scaling time(1M)/time(100k)", objectGraph: fixed(big / small),
+                raw: "naive: \(fixed(naiveBig / naiveSmall))", ratio: fixed(big / small), goal: "≤ 2 (O(k log n))",
+                met: big / small <= 2))
+        }
+    }
+
+    // MARK: 4. Main-thread stall
+
+    func stall() throws {
+        let size = millions ? 1_000_000 : count
+        report.note("== stall: 60 Hz main-queue timer during an import of \(size) (index, 1000 per save)")
+        let rows = { var generator = PersonGenerator(seed: 3); return generator.people(size) }()
+        let rawFile = try StoreFile.empty("stall-raw", index: .name)
+        let raw = try StallWorkload.raw(into: rawFile, rows: rows, batchSize: 1000)
+        rawFile.remove()
+        let file = try StoreFile.empty("stall-og", index: .name)
+        let og = try StallWorkload.objectGraph(into: file, rows: rows, batchSize: 1000)
+        file.remove()
+        func describe(_ result: StallWorkload.Result) -> String {
+            "p50 \(ms(result.p50)), p99 \(ms(result.p99)), max \(ms(result.max)); \(result.frames) frames, "
+                + "\(result.framesLate16ms) > 16.7 ms late; import \(fixed(result.importSeconds, 1)) s"
+        }
+        report.add(Line(workload: "4. main-queue lateness, import \(size / 1000)k + live controller, coalesced merging",
+            objectGraph: describe(og), raw: describe(raw), ratio: "p99 \(fixed(og.p99 / max(raw.p99, 1e-6), 1))× raw",
+            goal: "p99 ≤ 8 ms, max ≤ 16 ms", met: og.p99 <= 0.008 && og.max <= 0.016))
+    }
+
+    // MARK: 5. Memory
+
+    func memory() throws {
+        let size = millions ? 1_000_000 : count
+        report.note("== memory: scroll \(size) people with fetchBatchSize 50 (child processes)")
+        let file = try StoreFile.filled("people-\(size)", index: .name, count: size)
+        let og = try child("child-memory", file, "og")
+        let raw = try child("child-memory", file, "raw")
+        let steady = og["steady"] ?? .nan
+        let peak = og["peak"] ?? .nan
+        report.add(Line(workload: "5. RSS above the opened store, scroll \(size / 1000)k, fetchBatchSize 50",
+            objectGraph: "steady \(fixed(steady, 1)) MB, peak \(fixed(peak, 1)) MB (walk \(fixed(og["seconds"] ?? 0, 1)) s)",
+            raw: "steady \(fixed(raw["steady"] ?? .nan, 1)) MB, peak \(fixed(raw["peak"] ?? .nan, 1)) MB (walk \(fixed(raw["seconds"] ?? 0, 1)) s)",
+            ratio: "peak \(fixed(peak / max(raw["peak"] ?? 1, 0.1), 1))× raw",
+            goal: "≤ 32 MB steady, ≤ 64 MB peak", met: steady <= 32 && peak <= 64))
+    }
+
+    // MARK: 6. Cold start
+
+    func coldStart() throws {
+        let size = millions ? 1_000_000 : count
+        report.note("== cold start: open \(size) people, first screen of 30 rows (evicted pages, child processes)")
+        let file = try StoreFile.filled("people-\(size)", index: .name, count: size)
+        // TODO: delete the "people" section cache first (`FetchedResultsController.deleteCache(withName:)`) once the
+        // persistent cache lands; until then the first cached run below is the one that would build it.
+        _ = try child("child-coldstart", file, "cache")
+        var cached: [Double] = []
+        var uncached: [Double] = []
+        var raw: [Double] = []
+        for _ in 0..<repeats {
+            raw.append(try child("child-coldstart", file, "raw")["seconds"] ?? .nan)
+            uncached.append(try child("child-coldstart", file, "nocache")["seconds"] ?? .nan)
+            cached.append(try child("child-coldstart", file, "cache")["seconds"] ?? .nan)
+        }
+        let rawMedian = Measure.median(raw)
+        for (name, times, goal) in [("with cacheName \"people\"", cached, true), ("without cache", uncached, false)] {
+            let median = Measure.median(times)
+            report.add(Line(workload: "6. cold start \(size / 1000)k to first screen (30 rows), \(name)",
+                objectGraph: ms(median), raw: "\(ms(rawMedian)) (open + count + first 30 rows)",
+                ratio: "\(fixed(median / rawMedian, 1))× raw", goal: goal ? "≤ 150 ms" : "reported",
+                met: goal ? median <= 0.150 : nil))
+        }
+    }
+
+    // MARK: Helpers
+
+    private func median(_ body: () throws -> Double) throws -> Double {
+        var times: [Double] = []
+        for _ in 0..<repeats { times.append(try body()) }
+        return Measure.median(times)
+    }
+
+    /// Runs this executable in a child mode and parses its `key=value` line.
+    private func child(_ mode: String, _ file: StoreFile, _ variant: String) throws -> [String: Double] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.arguments = [mode, file.path, variant]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard process.terminationStatus == 0 else {
+            throw RawSQLiteError(description: "\(mode) \(variant) failed: \(text)")
+        }
+        var values: [String: Double] = [:]
+        for pair in text.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            if parts.count == 2, let value = Double(parts[1]) { values[String(parts[0])] = value }
+        }
+        return values
+    }
+}

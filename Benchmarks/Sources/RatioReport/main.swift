@@ -1,0 +1,78 @@
+import BenchmarkWorkloads
+import Foundation
+
+// RatioReport: every workload next to its raw SQLite baseline, back to back in one process (memory and cold
+// start in child processes of their own), printing a Markdown table of ratios against the goals.
+//
+//     RatioReport [all|import|fetch|controller|stall|memory|coldstart]...
+//     RatioReport profile import|import-index|import-observed|fetch-objects|fetch-ids|fetch-count|controller [N]
+//
+// Environment: BENCH_1M=1 adds the 1M-person workloads; REPEAT=n repetitions (median; default 3);
+// N=people for the 100k workloads (default 100000); BENCH_DIR=folder for the store files.
+
+let environment = ProcessInfo.processInfo.environment
+let arguments = Array(CommandLine.arguments.dropFirst())
+
+// Child-process modes: one measurement, printed as key=value.
+if let mode = arguments.first, mode.hasPrefix("child-") {
+    do {
+        let file = StoreFile(url: URL(fileURLWithPath: arguments[1]), index: .name)
+        switch mode {
+        case "child-memory":
+            let memory = arguments[2] == "raw"
+                ? try ScrollWorkload.rawMemory(file) : try ScrollWorkload.objectGraphMemory(file)
+            print("baseline=\(memory.baselineMB) steady=\(memory.steadyAboveMB) peak=\(memory.peakAboveMB) "
+                + "seconds=\(memory.seconds) rows=\(memory.rows)")
+        case "child-coldstart":
+            let seconds = arguments[2] == "raw"
+                ? try ScrollWorkload.rawColdStart(file)
+                : try ScrollWorkload.objectGraphColdStart(file, cacheName: arguments[2] == "cache" ? "people" : nil)
+            print("seconds=\(seconds)")
+        default:
+            print("unknown mode \(mode)")
+            exit(64)
+        }
+        exit(0)
+    } catch {
+        print("error=\(error)")
+        exit(1)
+    }
+}
+
+if arguments.first == "profile" {
+    MainQueue.run {
+        do {
+            try Profile.run(Array(arguments.dropFirst()))
+            return 0
+        } catch {
+            print("error=\(error)")
+            return 1
+        }
+    }
+}
+
+let sections = Set(arguments.isEmpty || arguments.contains("all")
+    ? ["import", "fetch", "controller", "stall", "memory", "coldstart"] : arguments)
+let millions = environment["BENCH_1M"] == "1"
+let repeats = Int(environment["REPEAT"] ?? "") ?? 3
+let count = Int(environment["N"] ?? "") ?? 100_000
+
+MainQueue.run {
+    let report = Report()
+    do {
+        let suite = Suite(report: report, count: count, repeats: repeats, millions: millions)
+        if sections.contains("import") { try suite.imports() }
+        if sections.contains("fetch") { try suite.fetches() }
+        if sections.contains("controller") { try suite.controller() }
+        if sections.contains("stall") { try suite.stall() }
+        if sections.contains("memory") { try suite.memory() }
+        if sections.contains("coldstart") { try suite.coldStart() }
+    } catch {
+        report.note("benchmark failed: \(error)")
+        print(report.markdown())
+        return 1
+    }
+    print(report.markdown())
+    if environment["BENCH_DIR"] == nil { try? FileManager.default.removeItem(at: StoreFile.scratch) }
+    return 0
+}
