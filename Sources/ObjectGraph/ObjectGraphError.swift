@@ -17,6 +17,14 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
     case notAnObjectGraphStore(path: String, reason: String)
     /// The store was written for a different model.
     case incompatibleStore(path: String, reason: String)
+    /// The store's metadata holds entity version hashes that differ from the model's (the model changed since
+    /// the store was written) and the store was not migrated: migration was turned off, or no version of the
+    /// model matches the store. `entities` are the entities whose hashes differ (added, removed or changed).
+    case incompatibleModel(path: String, entities: [String], reason: String)
+    /// Lightweight migration cannot infer how to carry the store from model version `from` to `to`: `change`
+    /// says what changed (`Person.age: Integer 64 → Integer 16`), `reason` why it cannot be done in place.
+    /// The store was left untouched.
+    case migrationNotInferable(path: String, from: String, to: String, change: String, reason: String)
     /// SQLite reported an error.
     case sqlite(SQLiteError)
     /// A predicate could not be compiled or evaluated.
@@ -81,6 +89,12 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
         case .noCoordinator(let context): "Context \(context) has no persistent store coordinator."
         case let .notAnObjectGraphStore(path, reason): "\(path) is not an ObjectGraph store: \(reason)."
         case let .incompatibleStore(path, reason): "The store at \(path) does not match the model: \(reason)."
+        case let .incompatibleModel(path, entities, reason):
+            "The store at \(path) was written for another version of the model (entities that differ: "
+                + "\(entities.joined(separator: ", "))): \(reason)."
+        case let .migrationNotInferable(path, from, to, change, reason):
+            "The store at \(path) cannot be migrated from model \(from) to \(to): \(change): \(reason). "
+                + "The store was left as it was."
         case .sqlite(let error): error.description
         case .predicate(let error): "\(error)"
         case .mergeConflicts(let conflicts):

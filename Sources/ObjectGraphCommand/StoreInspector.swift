@@ -16,6 +16,9 @@ struct StoreReport {
 
     var storePath: String
     var metadata: StoreMetadata
+    /// The model version the store was written with: as its metadata names it, or else the version of the
+    /// model bundle whose hashes are the store's; nil when neither says.
+    var storeVersionName: String?
     var modelPath: String
     var modelVersionHash: Data
     var matches: Bool
@@ -29,6 +32,7 @@ struct StoreReport {
             "Store:               \(storePath)",
             "Store type:          \(metadata.storeType)",
             "Store UUID:          \(metadata.storeUUID)",
+            "Store model version: \(storeVersionName ?? "unknown")",
             "Model:               \(modelPath)",
             "Model version hash:  \(modelVersionHash.hexString)",
         ]
@@ -95,8 +99,19 @@ enum StoreInspector {
         } else {
             countProblem = "the store does not match the model"
         }
-        return StoreReport(storePath: storeURL.path, metadata: metadata, modelPath: modelPath,
+        return StoreReport(storePath: storeURL.path, metadata: metadata,
+            storeVersionName: versionName(of: metadata, modelPath: modelPath), modelPath: modelPath,
             modelVersionHash: model.versionHash, matches: matches, entities: entities, countProblem: countProblem)
+    }
+
+    /// The model version that wrote the store: the metadata's, or the last version of the bundle at
+    /// `modelPath` whose entity hashes are the store's.
+    static func versionName(of metadata: StoreMetadata, modelPath: String) -> String? {
+        if let name = metadata.modelVersionName { return name }
+        guard let bundle = try? ModelBundle(contentsOf: URL(fileURLWithPath: modelPath)) else { return nil }
+        return bundle.versionNames.last { name in
+            (try? bundle.model(named: name))?.entityVersionHashes == metadata.entityVersionHashes
+        }
     }
 
     /// Rows per entity: objects of the entity itself, without those of its sub-entities.

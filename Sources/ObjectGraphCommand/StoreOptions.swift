@@ -31,6 +31,9 @@ enum StoreOpener {
     /// Adds the SQLite store at `storeURL` to a new coordinator for `model` and returns a private-queue
     /// context attached to it.
     ///
+    /// A store written with an earlier version of the model is refused, never migrated on the side: that is
+    /// `objectgraph migrate`'s job.
+    ///
     /// - Throws: ``CommandFailure`` when the file is missing (unless `creating`), is not a store, or was
     ///   written for another model.
     static func openContext(model: ManagedObjectModel, storeURL: URL, creating: Bool) throws(CommandFailure)
@@ -46,8 +49,13 @@ enum StoreOpener {
         }
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         do {
-            try coordinator.addPersistentStore(ofType: .sqlite, at: storeURL)
+            try coordinator.addPersistentStore(ofType: .sqlite, configurationName: nil, at: storeURL,
+                options: PersistentStoreOptions(migratesAutomatically: false))
         } catch {
+            if case .incompatibleModel = error {
+                throw CommandFailure("cannot open the store \(storeURL.path): \(error) "
+                    + "(objectgraph migrate --dry-run shows whether it can be migrated)")
+            }
             throw CommandFailure("cannot open the store \(storeURL.path): \(error)")
         }
         let context = ManagedObjectContext(concurrencyType: .privateQueue)

@@ -19,6 +19,10 @@
 // WAL checkpoints happen every few batches and kills land in them too.
 // Exit status: 0 done, 2 bad arguments, 3 the store holds an incomplete batch, 4 any other error.
 //
+// `--migrate BUNDLE` instead opens STORE with the current version of the `.xcdatamodeld` at BUNDLE, which
+// migrates it in place (lightweight migration, one transaction): it prints `M` before adding the store and `D`
+// once the store is added, so the migration kill test can kill it in the middle.
+//
 // `--fault` deliberately breaks the importer, so the test can show that its checks catch real damage:
 // `redo-last` resumes one batch too early (duplicate sequence numbers), `tear-batch` saves the first half of the
 // batch after the last one present in its own save and then kills itself (a torn batch).
@@ -63,6 +67,7 @@ struct Options {
     var until = 50
     var walAutocheckpoint: Int?
     var fault: String?
+    var migrateBundle: String?
 
     init(_ arguments: [String]) {
         var rest = arguments.makeIterator()
@@ -79,6 +84,9 @@ struct Options {
                     fail(2, "--wal-autocheckpoint needs P >= 0")
                 }
                 walAutocheckpoint = value
+            case "--migrate":
+                guard let value = rest.next() else { fail(2, "--migrate needs a model bundle") }
+                migrateBundle = value
             case "--fault":
                 guard let value = rest.next(), ["redo-last", "tear-batch"].contains(value) else {
                     fail(2, "--fault is redo-last or tear-batch")
@@ -162,8 +170,18 @@ func run(_ options: Options) throws {
     progress("D")
 }
 
+/// Opens the store with the bundle's current model version, which migrates it; see the file comment.
+func migrate(_ options: Options, bundle: String) throws {
+    let model = try ModelBundle(contentsOf: URL(fileURLWithPath: bundle)).currentModel()
+    let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    progress("M")
+    try coordinator.addPersistentStore(ofType: .sqlite, at: URL(fileURLWithPath: options.storePath))
+    progress("D")
+}
+
 do {
-    try run(Options(Array(CommandLine.arguments.dropFirst())))
+    let options = Options(Array(CommandLine.arguments.dropFirst()))
+    if let bundle = options.migrateBundle { try migrate(options, bundle: bundle) } else { try run(options) }
 } catch {
     fail(4, "\(error)")
 }

@@ -109,7 +109,7 @@ struct BackupCommandTests {
             named: "Catalog", in: folder.file("changed"))
         let mismatch = try ObjectGraphTool.run(["backup", "--model", changed.path, "--store", store, "--to", destination])
         #expect(mismatch.status != 0)
-        #expect(mismatch.standardError.contains("does not match the model"), "stderr: \(mismatch.standardError)")
+        #expect(mismatch.standardError.contains("written for another version of the model"), "stderr: \(mismatch.standardError)")
         #expect(!exists(destination))
 
         let ontoItself = try ObjectGraphTool.run(["backup", "--model", model, "--store", store, "--to", store])

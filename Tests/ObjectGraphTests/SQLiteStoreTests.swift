@@ -113,8 +113,8 @@ import SQLiteStorage
         #expect {
             try PersistentStoreCoordinator(managedObjectModel: model).addPersistentStore(ofType: .sqlite, at: stack.storeURL)
         } throws: { error in
-            guard case ObjectGraphError.incompatibleStore(_, let reason) = error else { return false }
-            return reason.contains("Person") && !reason.contains("Item")
+            guard case ObjectGraphError.incompatibleModel(_, let entities, _) = error else { return false }
+            return entities == ["Person"]
         }
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The schema of an object graph: entities with their properties and inheritance, configurations, and
 /// fetch request templates.
 ///
@@ -18,6 +20,9 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     public let versionIdentifiers: Set<String>
     /// The name of the model version this model was loaded from (`People 2`), if any.
     public let versionName: String?
+    /// The `.xcdatamodeld` bundle the model was loaded from, if it came from one: where a coordinator looks
+    /// for the model versions a store may have been written with, to migrate it (see ``ModelBundle``).
+    public let bundleURL: URL?
 
     private let byName: [String: EntityDescription]
     private let numbers: [String: Int]
@@ -73,6 +78,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         self.fetchRequestTemplates = fetchRequestTemplates
         self.versionIdentifiers = versionIdentifiers
         self.versionName = versionName
+        self.bundleURL = nil
         var children: [String: [String]] = [:]
         for entity in entities {
             if let parent = entity.parentEntityName { children[parent, default: []].append(entity.name) }
@@ -89,6 +95,25 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         self.numbers = numbers
         try validate()
     }
+
+    /// A copy of `model` that shares its entities, remembering the bundle it came from and, for a store whose
+    /// `Z_PRIMARYKEY` table numbers entities differently (a migrated store keeps the numbers its rows carry;
+    /// entities added later get new ones), using the store's numbers. Entities missing from `entityNumbers`
+    /// keep the model's.
+    init(copying model: ManagedObjectModel, bundleURL: URL?, entityNumbers: [String: Int]? = nil) {
+        entities = model.entities
+        configurations = model.configurations
+        fetchRequestTemplates = model.fetchRequestTemplates
+        versionIdentifiers = model.versionIdentifiers
+        versionName = model.versionName
+        self.bundleURL = bundleURL
+        byName = model.byName
+        children = model.children
+        numbers = model.numbers.merging(entityNumbers ?? [:]) { _, stored in stored }
+    }
+
+    /// The entity numbers, by entity name.
+    var entityNumbersByName: [String: Int] { numbers }
 
     /// The entities by name, as Core Data's `entitiesByName`.
     public var entitiesByName: [String: EntityDescription] { byName }

@@ -73,7 +73,8 @@ public struct ModelBundle: Sendable, Hashable {
                 + "saved by Xcode 3, with binary elements and layout files, are not supported)"))
         }
         let versionName = folder.deletingPathExtension().lastPathComponent
-        return try ManagedObjectModel.load(file: contents, versionName: versionName, classes: classes)
+        let model = try ManagedObjectModel.load(file: contents, versionName: versionName, classes: classes)
+        return ManagedObjectModel(copying: model, bundleURL: url)
     }
 
     /// Loads the current version.

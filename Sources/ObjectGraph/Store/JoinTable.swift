@@ -71,11 +71,19 @@ struct JoinTable: Sendable {
         return result
     }
 
-    /// `CREATE TABLE` and its index, as Core Data writes them (for the owning side).
-    var createStatements: [String] {
-        ["CREATE TABLE \(name) ( \(ownColumn) INTEGER, \(otherColumn) INTEGER, "
+    /// `CREATE TABLE`, as Core Data writes it (for the owning side).
+    var createTableSQL: String {
+        "CREATE TABLE \(name) ( \(ownColumn) INTEGER, \(otherColumn) INTEGER, "
             + allOrderColumns.map { "\($0) INTEGER, " }.joined()
-            + "PRIMARY KEY (\(ownColumn), \(otherColumn)) )",
-         "CREATE INDEX \(name)_\(otherColumn)_INDEX ON \(name) (\(otherColumn), \(ownColumn))"]
+            + "PRIMARY KEY (\(ownColumn), \(otherColumn)) )"
     }
+
+    /// The index on the destination column, as Core Data writes it (for the owning side).
+    var indexSQL: (name: String, sql: String) {
+        let indexName = "\(name)_\(otherColumn)_INDEX"
+        return (indexName, "CREATE INDEX \(indexName) ON \(name) (\(otherColumn), \(ownColumn))")
+    }
+
+    /// `CREATE TABLE` and its index, as Core Data writes them (for the owning side).
+    var createStatements: [String] { [createTableSQL, indexSQL.sql] }
 }

@@ -98,6 +98,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                     throw .notAnObjectGraphStore(path: url.path, reason: "its folder cannot be created (\(error))")
                 }
             }
+            try migrateIfNeeded(storeAt: url, options: options)
             let backend = try SQLiteStore(path: url.path, model: managedObjectModel, options: options)
             let metadata = backend.metadata ?? StoreMetadata(storeType: type.rawValue, storeUUID: backend.identifier,
                 entityVersionHashes: managedObjectModel.entityVersionHashes)

@@ -12,11 +12,29 @@ public struct PersistentStoreOptions: Sendable, Hashable {
     /// values simple words or numbers; `journal_mode` cannot be changed (the store relies on WAL). Ignored by
     /// in-memory stores.
     public var sqlitePragmas: [String: String]
+    /// Whether a store written with an earlier version of the model is migrated when it is added (Core
+    /// Data's `NSMigratePersistentStoresAutomaticallyOption`); on by default, as in `NSPersistentContainer`.
+    /// Off, such a store is refused with ``ObjectGraphError/incompatibleModel(path:entities:reason:)``.
+    public var migratesAutomatically: Bool
+    /// Whether the migration's mapping is inferred from the two model versions (Core Data's
+    /// `NSInferMappingModelAutomaticallyOption`: lightweight migration); on by default. Mapping models are
+    /// not supported, so with this off a store that needs migrating is refused.
+    public var infersMappingModel: Bool
+    /// The `.xcdatamodeld` bundle whose versions are searched for the one the store was written with; nil
+    /// uses the bundle the coordinator's model was loaded from (``ManagedObjectModel/bundleURL``).
+    public var modelBundleURL: URL?
 
-    /// Creates options; the defaults open a writable store with no extra pragmas.
-    public init(isReadOnly: Bool = false, sqlitePragmas: [String: String] = [:]) {
+    /// Creates options; the defaults open a writable store with no extra pragmas, migrating it automatically
+    /// with an inferred mapping when it was written with an earlier model version.
+    public init(
+        isReadOnly: Bool = false, sqlitePragmas: [String: String] = [:], migratesAutomatically: Bool = true,
+        infersMappingModel: Bool = true, modelBundleURL: URL? = nil
+    ) {
         self.isReadOnly = isReadOnly
         self.sqlitePragmas = sqlitePragmas
+        self.migratesAutomatically = migratesAutomatically
+        self.infersMappingModel = infersMappingModel
+        self.modelBundleURL = modelBundleURL
     }
 
     /// Checks the pragmas, so that only a name and a plain value ever reach SQL.
@@ -79,6 +97,20 @@ public struct PersistentStoreDescription: Sendable, Hashable, CustomStringConver
     public var isReadOnly: Bool {
         get { options.isReadOnly }
         set { options.isReadOnly = newValue }
+    }
+
+    /// Whether an older store is migrated when added (Core Data's `shouldMigrateStoreAutomatically`; see
+    /// ``PersistentStoreOptions/migratesAutomatically``).
+    public var shouldMigrateStoreAutomatically: Bool {
+        get { options.migratesAutomatically }
+        set { options.migratesAutomatically = newValue }
+    }
+
+    /// Whether the migration mapping is inferred (Core Data's `shouldInferMappingModelAutomatically`; see
+    /// ``PersistentStoreOptions/infersMappingModel``).
+    public var shouldInferMappingModelAutomatically: Bool {
+        get { options.infersMappingModel }
+        set { options.infersMappingModel = newValue }
     }
 
     /// The SQLite pragmas set so far (see ``PersistentStoreOptions/sqlitePragmas``).

@@ -38,59 +38,24 @@ extension SQLiteStore {
             try connection.execute("CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)")
             for entity in model.entities.sorted(by: { model.entityNumber(of: $0) < model.entityNumber(of: $1) }) {
                 let layout = try layout(of: entity)
-                if entity.parentEntityName == nil {
-                    for statement in schemaStatements(forRoot: layout) { try connection.execute(statement) }
-                }
+                if entity.parentEntityName == nil { try connection.execute(layout.createTableSQL) }
                 let parentNumber = entity.parentEntityName.flatMap(model.entity(named:)).map(model.entityNumber(of:)) ?? 0
                 try connection.prepare("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)")
                     .run([.integer(Int64(layout.entityNumber)), .text(entity.name), .integer(Int64(parentNumber))])
-                for index in entity.fetchIndexes {
-                    try connection.execute(indexStatement(layout, name: "Z_\(entity.name)_\(index.name)", unique: false,
-                        elements: index.elements.map { ($0.property, $0.ascending) }))
-                }
-                for constraint in entity.uniquenessConstraints where !constraint.isEmpty {
-                    try connection.execute(indexStatement(layout,
-                        name: "Z_\(entity.name)_UNIQUE_" + constraint.joined(separator: "_"), unique: true,
-                        elements: constraint.map { ($0, true) }))
-                }
             }
             for table in joinTables.values.filter(\.isOwner).sorted(by: { $0.name < $1.name }) {
-                for statement in table.createStatements { try connection.execute(statement) }
+                try connection.execute(table.createTableSQL)
+            }
+            for index in StoreIndexes.expected(model: model, layouts: layouts, joinTables: joinTables) {
+                try connection.execute(index.sql)
             }
             try connection.prepare("INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)")
                 .run([.text(uuid), .blob([UInt8](try StoreMetadata(storeType: "SQLite", storeUUID: uuid,
                     entityVersionHashes: model.entityVersionHashes,
                     versionIdentifiers: model.versionIdentifiers.sorted(),
-                    frameworkVersion: Self.frameworkVersion).propertyList()))])
+                    frameworkVersion: Self.frameworkVersion, modelVersionName: model.versionName).propertyList()))])
         }
         return uuid
-    }
-
-    /// The table of a hierarchy's root, its `Z_ENT` index, and an index per to-one foreign key.
-    private func schemaStatements(forRoot layout: TableLayout) -> [String] {
-        var statements = [layout.createTableSQL,
-            "CREATE INDEX \(layout.tableName)_Z_ENT_INDEX ON \(layout.tableName) (Z_ENT)"]
-        let attributeColumns = Set(model.entityAndDescendants(of: layout.entity).flatMap {
-            $0.attributes.filter { !$0.isTransient }.map(\.columnName)
-        })
-        for column in layout.tableColumns where column.sqlType == "INTEGER" && !attributeColumns.contains(column.name) {
-            statements.append(
-                "CREATE INDEX \(layout.tableName)_\(column.name)_INDEX ON \(layout.tableName) (\(column.name))")
-        }
-        return statements
-    }
-
-    /// A fetch index or uniqueness constraint, written as Core Data writes it; relationship and unknown
-    /// names are skipped (the model checked them).
-    private func indexStatement(
-        _ layout: TableLayout, name: String, unique: Bool, elements: [(property: String, ascending: Bool)]
-    ) -> String {
-        let columns = elements.compactMap { element in
-            layout.column(forKey: element.property).map { "\($0) COLLATE BINARY \(element.ascending ? "ASC" : "DESC")" }
-        }
-        guard !columns.isEmpty else { return "SELECT 1" }
-        return "CREATE \(unique ? "UNIQUE " : "")INDEX \(SQLiteConnection.quoteIdentifier(name)) ON "
-            + "\(layout.tableName) (" + columns.joined(separator: ", ") + ")"
     }
 
     /// Checks that every entity's table and columns exist, and reads the store UUID.
@@ -107,9 +72,19 @@ extension SQLiteStore {
             let changed = Set(expected.keys).union(metadata.entityVersionHashes.keys)
                 .filter { expected[$0] != metadata.entityVersionHashes[$0] }.sorted()
             if !changed.isEmpty {
-                throw ObjectGraphError.incompatibleStore(path: path,
-                    reason: "the version hashes of entities \(changed.joined(separator: ", ")) differ from the "
-                        + "model's (the model changed since the store was written; migration is not available yet)")
+                throw ObjectGraphError.incompatibleModel(path: path, entities: changed,
+                    reason: "the model changed since the store was written, and the store was not migrated")
+            }
+            // Indexes are not part of the version hashes: a model version that only adds or removes a fetch
+            // index or uniqueness constraint is applied here, in one transaction.
+            if !isReadOnly {
+                let expected = StoreIndexes.expected(model: model, layouts: layouts, joinTables: joinTables)
+                let differences = try StoreIndexes.differences(connection, expected: expected)
+                if !differences.drop.isEmpty || !differences.create.isEmpty {
+                    try connection.transaction(.immediate) {
+                        try StoreIndexes.reconcile(connection, expected: expected)
+                    }
+                }
             }
             return uuid
         }

@@ -17,7 +17,8 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
     let isReadOnly: Bool
     /// The checked extra pragmas every connection runs (``PersistentStoreOptions/sqlitePragmas``).
     private let pragmas: [(name: String, value: String)]
-    private var layouts: [String: TableLayout] = [:]
+    /// Every entity's table layout, by entity name.
+    private(set) var layouts: [String: TableLayout] = [:]
     private var layoutsByNumber: [Int: TableLayout] = [:]
     /// Join tables of many-to-many relationships, keyed by `"Entity.relationship"` of the declaring entity.
     private(set) var joinTables: [String: JoinTable] = [:]
@@ -38,7 +39,6 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
         throws(ObjectGraphError)
     {
         self.path = path
-        self.model = model
         isReadOnly = options.isReadOnly
         pragmas = try options.validatedPragmas()
         if isReadOnly && !FileManager.default.fileExists(atPath: path) {
@@ -52,6 +52,17 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
         }
         writer = Locked(connection)
         do {
+            // A migrated store keeps the entity numbers its rows carry (Z_PRIMARYKEY), which may not be the
+            // ones a new store of this model would get.
+            let stored = try Self.storedEntityNumbers(connection)?.filter { model.entity(named: $0.key) != nil }
+            self.model = stored.flatMap { numbers in
+                numbers.allSatisfy { model.entityNumbersByName[$0.key] == $0.value } ? nil
+                    : ManagedObjectModel(copying: model, bundleURL: model.bundleURL, entityNumbers: numbers)
+            } ?? model
+        } catch {
+            throw Self.openError(error, path: path)
+        }
+        do {
             try Self.configure(connection)
             // A read-only connection cannot change the journal mode; the file keeps the one it was written with.
             if !isReadOnly { try connection.setJournalModeWAL() }
@@ -59,23 +70,46 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
         } catch {
             throw Self.openError(error, path: path)
         }
-        layouts = TableLayout.layouts(for: model)
-        joinTables = JoinTable.tables(for: model)
-        layoutsByNumber = Dictionary(uniqueKeysWithValues: layouts.values.map { ($0.entityNumber, $0) })
+        layouts = TableLayout.layouts(for: self.model)
+        joinTables = JoinTable.tables(for: self.model)
+        layoutsByNumber = Dictionary(layouts.values.map { ($0.entityNumber, $0) }) { first, _ in first }
         identifier = try prepareSchema(connection)
         if metadata == nil {
             metadata = StoreMetadata(storeType: "SQLite", storeUUID: identifier,
-                entityVersionHashes: model.entityVersionHashes, versionIdentifiers: model.versionIdentifiers.sorted())
+                entityVersionHashes: model.entityVersionHashes, versionIdentifiers: model.versionIdentifiers.sorted(),
+                modelVersionName: model.versionName)
         }
+    }
+
+    /// The entity numbers `Z_PRIMARYKEY` records, by entity name; nil for a new file (no table yet).
+    static func storedEntityNumbers(_ connection: SQLiteConnection) throws(SQLiteError) -> [String: Int]? {
+        guard try connection.tableExists("Z_PRIMARYKEY") else { return nil }
+        var numbers: [String: Int] = [:]
+        for row in try connection.rows("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY") {
+            if case .integer(let number) = row[0], case .text(let name) = row[1] { numbers[name] = Int(number) }
+        }
+        return numbers
     }
 
     /// Reads a store file's metadata without checking it against any model.
     ///
     /// - Throws: ``ObjectGraphError/notAnObjectGraphStore(path:reason:)`` when the file has no `Z_METADATA`.
     static func readMetadata(path: String) throws(ObjectGraphError) -> StoreMetadata {
+        let connection: SQLiteConnection
         do {
-            let connection = try SQLiteConnection(path: path, mode: .readOnly)
-            defer { connection.close() }
+            connection = try SQLiteConnection(path: path, mode: .readOnly)
+        } catch {
+            throw openError(error, path: path)
+        }
+        defer { connection.close() }
+        return try readMetadata(connection, path: path)
+    }
+
+    /// Reads the metadata of the store open on `connection`.
+    ///
+    /// - Throws: ``ObjectGraphError/notAnObjectGraphStore(path:reason:)`` when the file has no `Z_METADATA`.
+    static func readMetadata(_ connection: SQLiteConnection, path: String) throws(ObjectGraphError) -> StoreMetadata {
+        do {
             guard try connection.tableExists("Z_METADATA"),
                 case .text(let uuid)? = try connection.scalar("SELECT Z_UUID FROM Z_METADATA WHERE Z_VERSION = 1")
             else { throw ObjectGraphError.notAnObjectGraphStore(path: path, reason: "it has no Z_METADATA row") }

@@ -13,6 +13,10 @@ public struct StoreMetadata: Sendable, Hashable {
     public var versionIdentifiers: [String]
     /// The framework version that wrote the store.
     public var frameworkVersion: Int
+    /// The name of the model version the store was last written (created or migrated) with (`People 2`), when
+    /// that model came from a versioned bundle; kept under the key `ObjectGraphModelVersionName`. The version
+    /// hashes, not this name, decide compatibility.
+    public var modelVersionName: String?
     /// The app's own keys (Core Data's custom metadata keys), kept in the same property list as the system
     /// keys above; set them with ``PersistentStoreCoordinator/setMetadata(_:for:)``. Keys the framework does
     /// not know when reading a store (including ones another framework wrote) land here and are kept.
@@ -21,8 +25,9 @@ public struct StoreMetadata: Sendable, Hashable {
     /// Creates metadata.
     public init(
         storeType: String, storeUUID: String, entityVersionHashes: [String: Data], versionIdentifiers: [String] = [],
-        frameworkVersion: Int = 1, userInfo: [String: MetadataValue] = [:]
+        frameworkVersion: Int = 1, userInfo: [String: MetadataValue] = [:], modelVersionName: String? = nil
     ) {
+        self.modelVersionName = modelVersionName
         self.storeType = storeType
         self.storeUUID = storeUUID
         self.entityVersionHashes = entityVersionHashes
@@ -35,6 +40,7 @@ public struct StoreMetadata: Sendable, Hashable {
     static let systemKeys: Set<String> = [
         "NSStoreType", "NSStoreUUID", "NSPersistenceFrameworkVersion", "NSStoreModelVersionHashes",
         "NSStoreModelVersionHashesVersion", "NSStoreModelVersionIdentifiers", "_NSAutoVacuumLevel",
+        "ObjectGraphModelVersionName",
     ]
 
     /// The version hash of the model the store was written for (see ``ManagedObjectModel/versionHash``).
@@ -50,6 +56,7 @@ public struct StoreMetadata: Sendable, Hashable {
         dictionary["NSStoreModelVersionHashesVersion"] = 3
         dictionary["NSStoreModelVersionIdentifiers"] = versionIdentifiers
         dictionary["_NSAutoVacuumLevel"] = "2"
+        if let modelVersionName { dictionary["ObjectGraphModelVersionName"] = modelVersionName }
         return try PropertyListSerialization.data(fromPropertyList: dictionary, format: .binary, options: 0)
     }
 
@@ -63,6 +70,7 @@ public struct StoreMetadata: Sendable, Hashable {
         entityVersionHashes = dictionary["NSStoreModelVersionHashes"] as? [String: Data] ?? [:]
         versionIdentifiers = dictionary["NSStoreModelVersionIdentifiers"] as? [String] ?? []
         frameworkVersion = dictionary["NSPersistenceFrameworkVersion"] as? Int ?? 0
+        modelVersionName = dictionary["ObjectGraphModelVersionName"] as? String
         var userInfo: [String: MetadataValue] = [:]
         for (key, value) in dictionary where !Self.systemKeys.contains(key) {
             if let converted = MetadataValue(propertyListObject: value) { userInfo[key] = converted }

@@ -1,0 +1,41 @@
+import Foundation
+
+extension PersistentStoreCoordinator {
+    /// The compatibility check of adding an SQLite store, and the automatic lightweight migration.
+    ///
+    /// A store whose metadata holds the model's entity version hashes is left alone. Otherwise, when the
+    /// options allow it (``PersistentStoreOptions/migratesAutomatically`` and
+    /// ``PersistentStoreOptions/infersMappingModel``, both on by default) and the versions of the model are
+    /// known (``PersistentStoreOptions/modelBundleURL``, or the bundle the model was loaded from), the store
+    /// is migrated in place by ``LightweightMigrator``; if not, the store is refused.
+    ///
+    /// - Throws: ``ObjectGraphError/incompatibleModel(path:entities:reason:)`` naming the entities whose hashes
+    ///   differ, or the migrator's errors. The file is untouched in every case that throws.
+    func migrateIfNeeded(storeAt url: URL, options: PersistentStoreOptions) throws(ObjectGraphError) {
+        let path = url.path
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > 0,
+            let metadata = try? SQLiteStore.readMetadata(path: path), !metadata.entityVersionHashes.isEmpty,
+            metadata.entityVersionHashes != managedObjectModel.entityVersionHashes
+        else { return }  // New, not a store (opening it says so), or compatible.
+        let entities = LightweightMigrator.differing(metadata.entityVersionHashes, managedObjectModel)
+        func refuse(_ reason: String) -> ObjectGraphError {
+            .incompatibleModel(path: path, entities: entities, reason: reason)
+        }
+        guard !options.isReadOnly else { throw refuse("the store is opened read-only, so it cannot be migrated") }
+        guard options.migratesAutomatically else { throw refuse("automatic migration is off (migratesAutomatically)") }
+        guard options.infersMappingModel else {
+            throw refuse("inferring the mapping is off (infersMappingModel) and mapping models are not supported")
+        }
+        guard let bundleURL = options.modelBundleURL ?? managedObjectModel.bundleURL else {
+            throw refuse("the model's earlier versions are unknown (load it from its .xcdatamodeld bundle, or set "
+                + "PersistentStoreOptions.modelBundleURL), so the store cannot be migrated")
+        }
+        let bundle: ModelBundle
+        do throws(ModelLoadError) {
+            bundle = try ModelBundle(contentsOf: bundleURL)
+        } catch {
+            throw refuse("the model bundle cannot be read (\(error))")
+        }
+        try LightweightMigrator(bundle: bundle, destination: managedObjectModel).migrate(storeAt: url)
+    }
+}

@@ -1,0 +1,52 @@
+import ArgumentParser
+import Foundation
+import ObjectGraph
+
+/// `objectgraph migrate`: migrates a store written with an earlier version of a model to its current version
+/// (lightweight migration, in place, in one transaction), or with `--dry-run` only reports the steps.
+struct MigrateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Migrate a store to the current version of a versioned model (.xcdatamodeld).",
+        discussion: """
+            The store's version is found by its entity version hashes among the model's versions; each later \
+            version is one step, inferred from renaming identifiers, types, optionality, relationships and \
+            indexes. Every step runs in one SQLite transaction: a failure leaves the store as it was. With \
+            --dry-run nothing is written. A change that cannot be inferred is reported with its reason, and \
+            the exit status is 1.
+            """)
+
+    @Option(name: .long, help: ArgumentHelp("The versioned model (.xcdatamodeld).", valueName: "model"))
+    var model: String
+
+    @Option(name: .long, help: ArgumentHelp("The SQLite store file.", valueName: "store"))
+    var store: String
+
+    @Flag(name: .long, help: "Report the inferred steps without changing the store.")
+    var dryRun = false
+
+    func run() throws {
+        let storeURL = URL(fileURLWithPath: store)
+        guard FileManager.default.fileExists(atPath: storeURL.path) else {
+            throw CommandFailure("cannot migrate the store \(store): no such file")
+        }
+        let migrator: LightweightMigrator
+        do {
+            migrator = try LightweightMigrator(bundleURL: URL(fileURLWithPath: model))
+        } catch {
+            throw CommandFailure("cannot load the model \(model): \(error)")
+        }
+        do {
+            let plan = dryRun ? try migrator.plan(storeAt: storeURL) : try migrator.migrate(storeAt: storeURL)
+            if plan.isEmpty {
+                print("The store \(store) is already at model version \(plan.destinationVersion); nothing to do.")
+                return
+            }
+            print(dryRun ? "Would migrate \(store) from \(plan.sourceVersion) to \(plan.destinationVersion):"
+                : "Migrated \(store) from \(plan.sourceVersion) to \(plan.destinationVersion):")
+            print(plan.description)
+        } catch {
+            throw CommandFailure("cannot migrate the store \(store): \(error)")
+        }
+    }
+}
