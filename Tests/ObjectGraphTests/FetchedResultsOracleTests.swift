@@ -123,6 +123,9 @@ import SectionedChanges
                 let oracle = try makeController(setup, view, nil)
                 (fresh, freshNames) = (oracle.sectionedIDs, oracle.sectionNames)
             }
+            // The controllers' own order is the store's: a plain fetch with the same request agrees.
+            let fetched = try view.fetch(controller.fetchRequest).map(\.objectID)
+            #expect(fetched == fresh.flatMap { $0 }, "\(label): the controller's order differs from a fetch's")
             defer {
                 previousRows = fresh
             }

@@ -6,7 +6,7 @@
 struct RowOrdering: Sendable {
     let criteria: [SortCriterion]
     /// Each criterion's direction, kept apart so comparisons do not copy the criteria.
-    private let ascending: [Bool]
+    let ascending: [Bool]
 
     init(criteria: [SortCriterion]) {
         self.criteria = criteria

@@ -2,7 +2,7 @@ import Foundation
 
 extension AttributeValue {
     /// SQLite's storage classes in their sort order: NULL, then numbers, then text, then blobs.
-    private var storageClassRank: Int {
+    var storageClassRank: Int {
         switch self {
         case .null: 0
         case .integer, .double, .decimal, .boolean, .date: 1

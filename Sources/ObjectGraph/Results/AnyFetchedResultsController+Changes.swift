@@ -217,14 +217,9 @@ extension AnyFetchedResultsController {
             guard let keys = placedKeys[placement.id], let offset = index.position(of: placement.id, keys: keys) else {
                 continue
             }
-            let fitsBefore = offset == 0 || {
-                let previous = index[offset - 1]
-                return ordering.precedes(previous.keys, previous.id, keys, newID)
-            }()
-            let fitsAfter = offset + 1 >= index.count || {
-                let next = index[offset + 1]
-                return ordering.precedes(keys, newID, next.keys, next.id)
-            }()
+            let newOrder = ordering.orderBytes(keys, newID)
+            let fitsBefore = offset == 0 || RowOrdering.compare(index[offset - 1].order, newOrder) < 0
+            let fitsAfter = offset + 1 >= index.count || RowOrdering.compare(newOrder, index[offset + 1].order) < 0
             if fitsBefore, fitsAfter, index.replaceID(placement.id, keys: keys, with: newID) {
                 placedKeys[placement.id] = nil
                 placedKeys[newID] = keys

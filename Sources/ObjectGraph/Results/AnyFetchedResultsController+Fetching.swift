@@ -36,7 +36,7 @@ extension AnyFetchedResultsController {
         let cache = cacheName.map { FetchedResultsCache(name: $0, controller: self, model: model) }
         var entries: [ResultsEntry]
         var fromCache = false
-        if let cached = cache?.load(into: &names) {
+        if let cached = cache?.load(into: &names, ordering: ordering) {
             entries = cached
             fromCache = true
         } else if fetchRequest.fetchBatchSize > 0, let rowEntries = try entriesFromRows(entity: entity, model: model) {
@@ -45,7 +45,7 @@ extension AnyFetchedResultsController {
             entries = try managedObjectContext.fetch(fetchRequest).map(makeEntry(for:))
         }
         if !isSorted(entries) {
-            entries.sort { ordering.precedes($0.keys, $0.id, $1.keys, $1.id) }
+            entries.sort { RowOrdering.compare($0.order, $1.order) < 0 }
         }
         try checkSectionsAreContiguous(entries)
 
@@ -76,7 +76,7 @@ extension AnyFetchedResultsController {
         for offset in 1..<entries.count {
             let previous = entries[offset - 1]
             let entry = entries[offset]
-            if !ordering.precedes(previous.keys, previous.id, entry.keys, entry.id) { return false }
+            if RowOrdering.compare(previous.order, entry.order) >= 0 { return false }
         }
         return true
     }
@@ -124,7 +124,8 @@ extension AnyFetchedResultsController {
                 rowEntity.attributeIndex(named: key).map { row.values[$0] } ?? .null
             }
             let section = sectionNaming.map { names.number(for: $0.name(reading: read)) } ?? names.number(for: "")
-            entries.append(ResultsEntry(id: row.objectID, keys: ordering.sortKeys(read), section: section))
+            entries.append(ResultsEntry(id: row.objectID, keys: ordering.sortKeys(read), section: section,
+                ordering: ordering))
         }
         for object in pending where !object.isDeleted && (fetchRequest.predicate?.evaluate(with: object) ?? true) {
             entries.append(makeEntry(for: object))

@@ -223,6 +223,7 @@ open class AnyFetchedResultsController {
     }
 
     func makeEntry(for object: ManagedObject) -> ResultsEntry {
-        ResultsEntry(id: object.objectID, keys: sortKeys(of: object), section: sectionNumber(of: object))
+        ResultsEntry(id: object.objectID, keys: sortKeys(of: object), section: sectionNumber(of: object),
+            ordering: ordering)
     }
 }

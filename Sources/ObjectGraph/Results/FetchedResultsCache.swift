@@ -79,7 +79,7 @@ struct FetchedResultsCache {
     }
 
     /// The cached entries, with their section names interned into `names`; nil when there is no valid cache.
-    func load(into names: inout SectionNames) -> [ResultsEntry]? {
+    func load(into names: inout SectionNames, ordering: RowOrdering) -> [ResultsEntry]? {
         guard let fingerprint = fingerprint(), let data = try? Data(contentsOf: url, options: .mappedIfSafe) else {
             return nil
         }
@@ -120,7 +120,7 @@ struct FetchedResultsCache {
             entries.append(ResultsEntry(
                 id: ManagedObjectID(entityName: entityNames[entity], storeIdentifier: storeIdentifiers[store],
                     primaryKey: key),
-                keys: keys, section: numbers[section]))
+                keys: keys, section: numbers[section], ordering: ordering))
         }
         return reader.isAtEnd ? entries : nil
     }

@@ -1,10 +1,24 @@
 /// One fetched object as the controller keeps it: its ID plus the sort keys and section it was placed by,
 /// so the controller can find it again after its values change — without holding the object itself.
 struct ResultsEntry: Sendable {
-    var id: ManagedObjectID
+    private(set) var id: ManagedObjectID
     let keys: [AttributeValue]
     /// The section's name, interned in the controller's ``SectionNames``.
     let section: Int32
+    /// The entry's place as bytes (``RowOrdering/orderBytes(_:_:)``): what the index compares.
+    private(set) var order: [UInt8]
+
+    init(id: ManagedObjectID, keys: [AttributeValue], section: Int32, ordering: RowOrdering) {
+        self.id = id
+        self.keys = keys
+        self.section = section
+        self.order = ordering.orderBytes(keys, id)
+    }
+
+    /// The same entry under another ID (a temporary ID that became permanent).
+    func withID(_ newID: ManagedObjectID, ordering: RowOrdering) -> ResultsEntry {
+        ResultsEntry(id: newID, keys: keys, section: section, ordering: ordering)
+    }
 }
 
 /// The fetched results in order: a sorted sequence of entries split into chunks of a few hundred, so
@@ -79,8 +93,8 @@ struct ResultsIndex: Sendable {
 
     // MARK: - Searching
 
-    /// The first chunk whose last entry does not precede (keys, id); `chunks.count` when none.
-    private func chunkIndex(for keys: [AttributeValue], _ id: ManagedObjectID) -> Int {
+    /// The first chunk whose last entry does not precede `order`; `chunks.count` when none.
+    private func chunkIndex(for order: [UInt8]) -> Int {
         chunks.withUnsafeBufferPointer { chunks in
             var low = 0
             var high = chunks.count
@@ -88,7 +102,7 @@ struct ResultsIndex: Sendable {
                 let mid = (low + high) / 2
                 let precedesTarget = chunks[mid].withUnsafeBufferPointer { entries in
                     guard let last = entries.last else { return false }
-                    return ordering.precedes(last.keys, last.id, keys, id)
+                    return RowOrdering.compare(last.order, order) < 0
                 }
                 if precedesTarget { low = mid + 1 } else { high = mid }
             }
@@ -96,14 +110,14 @@ struct ResultsIndex: Sendable {
         }
     }
 
-    /// The first offset in `chunk` whose entry does not precede (keys, id).
-    private func offset(in chunk: Int, for keys: [AttributeValue], _ id: ManagedObjectID) -> Int {
+    /// The first offset in `chunk` whose entry does not precede `order`.
+    private func offset(in chunk: Int, for order: [UInt8]) -> Int {
         chunks[chunk].withUnsafeBufferPointer { entries in
             var low = 0
             var high = entries.count
             while low < high {
                 let mid = (low + high) / 2
-                if ordering.precedes(entries[mid].keys, entries[mid].id, keys, id) { low = mid + 1 } else { high = mid }
+                if RowOrdering.compare(entries[mid].order, order) < 0 { low = mid + 1 } else { high = mid }
             }
             return low
         }
@@ -111,9 +125,10 @@ struct ResultsIndex: Sendable {
 
     /// Where the entry with `id`, placed by `keys`, is: (chunk, offset), or nil when it is not there.
     private func find(_ keys: [AttributeValue], _ id: ManagedObjectID) -> (Int, Int)? {
-        let chunk = chunkIndex(for: keys, id)
+        let order = ordering.orderBytes(keys, id)
+        let chunk = chunkIndex(for: order)
         if chunk < chunks.count {
-            let offset = offset(in: chunk, for: keys, id)
+            let offset = offset(in: chunk, for: order)
             if offset < chunks[chunk].count, chunks[chunk][offset].id == id { return (chunk, offset) }
         }
         // Keys that no longer order consistently (a comparison that changed under us): look everywhere.
@@ -147,8 +162,8 @@ struct ResultsIndex: Sendable {
             chunks = [[entry]]
             return
         }
-        let chunk = min(chunkIndex(for: entry.keys, entry.id), chunks.count - 1)
-        let offset = offset(in: chunk, for: entry.keys, entry.id)
+        let chunk = min(chunkIndex(for: entry.order), chunks.count - 1)
+        let offset = offset(in: chunk, for: entry.order)
         chunks[chunk].insert(entry, at: offset)
         if chunks[chunk].count > Self.maximumChunkSize {
             let upper = Array(chunks[chunk][(Self.maximumChunkSize / 2)...])
@@ -177,7 +192,7 @@ struct ResultsIndex: Sendable {
     /// permanent); the caller checks that the order is unchanged.
     mutating func replaceID(_ oldID: ManagedObjectID, keys: [AttributeValue], with newID: ManagedObjectID) -> Bool {
         guard let (chunk, offset) = find(keys, oldID) else { return false }
-        chunks[chunk][offset].id = newID
+        chunks[chunk][offset] = chunks[chunk][offset].withID(newID, ordering: ordering)
         return true
     }
 
