@@ -102,8 +102,8 @@ final class Gadget: ManagedObject {
         #expect {
             try other.addPersistentStore(ofType: .sqlite, at: directory.file("gadgets.sqlite"))
         } throws: { error in
-            guard case ObjectGraphError.incompatibleStore(_, let reason) = error else { return false }
-            return reason.contains("Gadget")
+            guard case ObjectGraphError.incompatibleModel(_, let entities, _) = error else { return false }
+            return entities == ["Gadget"]
         }
     }
 }
