@@ -90,8 +90,8 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
         case let .notAnObjectGraphStore(path, reason): "\(path) is not an ObjectGraph store: \(reason)."
         case let .incompatibleStore(path, reason): "The store at \(path) does not match the model: \(reason)."
         case let .incompatibleModel(path, entities, reason):
-            "The store at \(path) was written for another version of the model (entities that differ: "
-                + "\(entities.joined(separator: ", "))): \(reason)."
+            "The store at \(path) does not match the model: it was written for another version of the model "
+                + "(entities that differ: \(entities.joined(separator: ", "))), and \(reason)."
         case let .migrationNotInferable(path, from, to, change, reason):
             "The store at \(path) cannot be migrated from model \(from) to \(to): \(change): \(reason). "
                 + "The store was left as it was."

@@ -23,7 +23,9 @@ public final class Person: ManagedObject {
     /// When the person was added.
     @Attribute("createdAt") public var createdAt: Date?
     /// A phone number, if known.
-    @Attribute("phone") public var phone: String?
+    @Attribute("phoneNumber") public var phoneNumber: String?
+    /// The date of birth, if known (model version `People 2`).
+    @Attribute("birthday") public var birthday: Date?
     /// What friends call the person, if anything.
     @Attribute("nickname") public var nickname: String?
     /// A picture, if any (large ones may be stored outside the database once external storage lands).

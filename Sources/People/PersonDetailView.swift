@@ -8,10 +8,10 @@ enum PersonDetailView {
     /// Labels for the model's attributes; attributes missing here are shown by their key.
     static let labels: [String: String] = [
         "firstName": "First name", "lastName": "Last name", "nickname": "Nickname", "email": "Email",
-        "phone": "Phone", "city": "City", "age": "Age", "createdAt": "Created", "avatar": "Avatar",
+        "phoneNumber": "Phone", "city": "City", "age": "Age", "createdAt": "Created", "birthday": "Birthday", "avatar": "Avatar",
     ]
     /// The order attributes are listed in; others follow alphabetically.
-    static let order = ["firstName", "lastName", "nickname", "email", "phone", "city", "age", "createdAt", "avatar"]
+    static let order = ["firstName", "lastName", "nickname", "email", "phoneNumber", "city", "birthday", "age", "createdAt", "avatar"]
 
     /// The lines of the view: (label, value) pairs.
     @MainActor

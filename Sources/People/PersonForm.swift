@@ -43,10 +43,10 @@ public struct PersonForm: Sendable {
     /// The attributes the form edits, with their labels.
     public static let layout: [(key: String, label: String)] = [
         ("firstName", "First name"), ("lastName", "Last name"), ("email", "Email"), ("city", "City"),
-        ("age", "Age"), ("phone", "Phone"), ("nickname", "Nickname"),
+        ("age", "Age"), ("phoneNumber", "Phone"), ("nickname", "Nickname"),
     ]
     /// Fields whose empty text means no value (the model's optional attributes).
-    public static let optionalKeys: Set<String> = ["phone", "nickname"]
+    public static let optionalKeys: Set<String> = ["phoneNumber", "nickname"]
 
     /// An empty form for a new person.
     public init() {

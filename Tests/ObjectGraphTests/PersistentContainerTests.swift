@@ -25,7 +25,7 @@ private final class RelocatedContainer: PersistentContainer, @unchecked Sendable
     @Test func loadsTheRealModelIntoItsStore() throws {
         let directory = TemporaryDirectory()
         let container = try PersistentContainer(name: "People", contentsOf: Self.modelURL)
-        #expect(Set(container.managedObjectModel.entities.map(\.name)) == ["Company", "Person", "Tag"])
+        #expect(Set(container.managedObjectModel.entities.map(\.name)) == ["Adult", "Child", "Company", "Person", "Tag"])
         #expect(container.persistentStoreCoordinator.managedObjectModel === container.managedObjectModel)
         let defaults = container.persistentStoreDescriptions
         #expect(defaults.count == 1)
