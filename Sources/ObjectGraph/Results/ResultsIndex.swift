@@ -7,12 +7,29 @@ struct ResultsEntry: Sendable {
     let section: Int32
     /// The entry's place as bytes (``RowOrdering/orderBytes(_:_:)``): what the index compares.
     private(set) var order: [UInt8]
+    /// The first 8 bytes of ``order``, kept inline so that most comparisons in a search touch no other
+    /// memory.
+    private(set) var orderPrefix: UInt64
 
     init(id: ManagedObjectID, keys: [AttributeValue], section: Int32, ordering: RowOrdering) {
         self.id = id
         self.keys = keys
         self.section = section
         self.order = ordering.orderBytes(keys, id)
+        self.orderPrefix = Self.prefix(of: order)
+    }
+
+    /// The first 8 bytes of `order`, big-endian, padded with zeros.
+    static func prefix(of order: [UInt8]) -> UInt64 {
+        var value: UInt64 = 0
+        for offset in 0..<8 { value = value << 8 | UInt64(offset < order.count ? order[offset] : 0) }
+        return value
+    }
+
+    /// Whether this entry sorts before the place `order` (whose prefix is `prefix`).
+    func precedes(_ order: [UInt8], prefix: UInt64) -> Bool {
+        if orderPrefix != prefix { return orderPrefix < prefix }
+        return RowOrdering.compare(self.order, order) < 0
     }
 
     /// The same entry under another ID (a temporary ID that became permanent).
@@ -95,14 +112,15 @@ struct ResultsIndex: Sendable {
 
     /// The first chunk whose last entry does not precede `order`; `chunks.count` when none.
     private func chunkIndex(for order: [UInt8]) -> Int {
-        chunks.withUnsafeBufferPointer { chunks in
+        let prefix = ResultsEntry.prefix(of: order)
+        return chunks.withUnsafeBufferPointer { chunks in
             var low = 0
             var high = chunks.count
             while low < high {
                 let mid = (low + high) / 2
                 let precedesTarget = chunks[mid].withUnsafeBufferPointer { entries in
                     guard let last = entries.last else { return false }
-                    return RowOrdering.compare(last.order, order) < 0
+                    return last.precedes(order, prefix: prefix)
                 }
                 if precedesTarget { low = mid + 1 } else { high = mid }
             }
@@ -112,12 +130,13 @@ struct ResultsIndex: Sendable {
 
     /// The first offset in `chunk` whose entry does not precede `order`.
     private func offset(in chunk: Int, for order: [UInt8]) -> Int {
-        chunks[chunk].withUnsafeBufferPointer { entries in
+        let prefix = ResultsEntry.prefix(of: order)
+        return chunks[chunk].withUnsafeBufferPointer { entries in
             var low = 0
             var high = entries.count
             while low < high {
                 let mid = (low + high) / 2
-                if RowOrdering.compare(entries[mid].order, order) < 0 { low = mid + 1 } else { high = mid }
+                if entries[mid].precedes(order, prefix: prefix) { low = mid + 1 } else { high = mid }
             }
             return low
         }
