@@ -68,15 +68,6 @@ extension RowOrdering {
 
     /// Compares two rows' order bytes: negative, zero or positive.
     static func compare(_ lhs: [UInt8], _ rhs: [UInt8]) -> Int {
-        lhs.withUnsafeBufferPointer { left in
-            rhs.withUnsafeBufferPointer { right in
-                let count = min(left.count, right.count)
-                if count > 0, let leftBase = left.baseAddress, let rightBase = right.baseAddress {
-                    let order = memcmp(leftBase, rightBase, count)
-                    if order != 0 { return order < 0 ? -1 : 1 }
-                }
-                return left.count < right.count ? -1 : (left.count == right.count ? 0 : 1)
-            }
-        }
+        lhs.withUnsafeBufferPointer { left in rhs.withUnsafeBufferPointer { right in compareBytes(left, right) } }
     }
 }

@@ -77,23 +77,10 @@ extension AttributeValue {
     private static func compareUTF8(_ lhs: String, _ rhs: String) -> Int {
         var lhs = lhs
         var rhs = rhs
-        return lhs.withUTF8 { left in
-            rhs.withUTF8 { right in
-                let count = min(left.count, right.count)
-                if count > 0, let leftBase = left.baseAddress, let rightBase = right.baseAddress {
-                    let order = memcmp(leftBase, rightBase, count)
-                    if order != 0 { return order < 0 ? -1 : 1 }
-                }
-                return left.count < right.count ? -1 : (left.count == right.count ? 0 : 1)
-            }
-        }
+        return lhs.withUTF8 { left in rhs.withUTF8 { right in ObjectGraph.compareBytes(left, right) } }
     }
 
     private static func compareBytes(_ lhs: [UInt8], _ rhs: [UInt8]) -> Int {
-        let count = min(lhs.count, rhs.count)
-        for index in 0..<count where lhs[index] != rhs[index] {
-            return lhs[index] < rhs[index] ? -1 : 1
-        }
-        return lhs.count < rhs.count ? -1 : (lhs.count == rhs.count ? 0 : 1)
+        lhs.withUnsafeBufferPointer { left in rhs.withUnsafeBufferPointer { right in ObjectGraph.compareBytes(left, right) } }
     }
 }
