@@ -24,6 +24,7 @@ extension AnyFetchedResultsController {
             throw .unknownEntity(fetchRequest.entityName)
         }
         ordering = RowOrdering(criteria: fetchRequest.sortCriteria)
+        keyPlacesByEntity = [:]
         trackedEntityNames = fetchRequest.includesSubentities
             ? Set(model.entityAndDescendants(of: entity).map(\.name)) : [entity.name]
         relatedPaths = RelatedKeyPaths(

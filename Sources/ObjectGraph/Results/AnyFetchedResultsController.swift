@@ -47,6 +47,12 @@ open class AnyFetchedResultsController {
     var ordering: RowOrdering
     var trackedEntityNames: Set<String> = []
     var relatedPaths = RelatedKeyPaths()
+    /// Attribute positions of the keys the controller reads, per entity (see ``keyPlaces(of:)``).
+    struct KeyPlaces {
+        let sort: [Int?]
+        let section: [String: Int]
+    }
+    var keyPlacesByEntity: [String: KeyPlaces] = [:]
     var loadedBatches: [Int] = []
     var observation: ObservationToken?
     /// Consumers of ``changes()``; locked because a consumer may stop on any thread.
@@ -208,12 +214,37 @@ open class AnyFetchedResultsController {
     }
 
     /// The sort keys of an object, as the controller places it.
-    func sortKeys(of object: ManagedObject) -> [AttributeValue] { ordering.sortKeys(for: object) }
+    func sortKeys(of object: ManagedObject) -> [AttributeValue] {
+        let places = keyPlaces(of: object.entity)
+        return ordering.criteria.enumerated().map { offset, criterion in
+            if let index = places.sort[offset] { return criterion.sortKey(for: object.value(at: index)) }
+            return criterion.sortKey(for: Self.value(of: criterion.key, on: object))
+        }
+    }
 
     /// The section number of an object.
     func sectionNumber(of object: ManagedObject) -> Int32 {
         guard let naming = sectionNaming else { return names.number(for: "") }
-        return names.number(for: naming.name { Self.value(of: $0, on: object) })
+        let places = keyPlaces(of: object.entity)
+        return names.number(for: naming.name { key in
+            if let index = places.section[key] { return object.value(at: index) }
+            return Self.value(of: key, on: object)
+        })
+    }
+
+    /// Where an entity keeps the attributes the sort criteria and section naming read, so that placing a
+    /// changed object reads them by position (keys that are key paths or derived in a subclass are read by
+    /// name).
+    private func keyPlaces(of entity: EntityDescription) -> KeyPlaces {
+        if let places = keyPlacesByEntity[entity.name] { return places }
+        let sort = ordering.criteria.map { $0.key.contains(".") ? nil : entity.attributeIndex(named: $0.key) }
+        var section: [String: Int] = [:]
+        for key in sectionNaming?.keys ?? [] where !key.contains(".") {
+            if let index = entity.attributeIndex(named: key) { section[key] = index }
+        }
+        let places = KeyPlaces(sort: sort, section: section)
+        keyPlacesByEntity[entity.name] = places
+        return places
     }
 
     /// The value at `path` on an object (nil when a to-one on the way is nil).
