@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build -c release --product RatioReport >&2
 commit=$(git -C .. rev-parse --short HEAD)
-dirty=$(git -C .. status --porcelain -- ../Sources | head -1)
+dirty=$(git -C .. status --porcelain -- Sources | head -1)
 echo "## Run of $(date -u +%Y-%m-%d) (UTC)"
 echo
 echo "- commit: ${commit}${dirty:+ (with uncommitted changes to Sources/)}"
