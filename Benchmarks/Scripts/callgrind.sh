@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 workload=${1:-import}
 count=${2:-20000}
 export BENCH_DIR=${BENCH_DIR:-/tmp/objectgraph-bench-profile}
+mkdir -p "$BENCH_DIR"
 swift build -c release --product RatioReport >&2
 # Fill the store outside valgrind (the raw fill is not what is being measured).
 case "$workload" in fetch-*) .build/release/RatioReport profile "$workload" "$count" >/dev/null ;; esac
