@@ -8,8 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build -c release --product RatioReport >&2
-commit=$(git -C .. rev-parse --short HEAD)
-dirty=$(git -C .. status --porcelain -- ../Sources | head -1)
+commit=${BENCH_COMMIT:-$(git -C .. rev-parse --short HEAD 2>/dev/null || echo unknown)}
+dirty=$(git -C .. status --porcelain -- Sources 2>/dev/null | head -1 || true)
 echo "## Run of $(date -u +%Y-%m-%d) (UTC)"
 echo
 echo "- commit: ${commit}${dirty:+ (with uncommitted changes to Sources/)}"

@@ -128,8 +128,10 @@ public enum MainQueue {
         dispatchMain()
     }
 
-    /// Runs `body` on the main queue and waits for it (from the driver thread).
+    /// Runs `body` on the main queue and waits for it (from the driver thread); on the main thread (a
+    /// profile run without a running main queue) it runs `body` directly.
     public static func sync<T>(_ body: () throws -> T) rethrows -> T {
-        try DispatchQueue.main.sync(execute: body)
+        if Thread.isMainThread { return try body() }
+        return try DispatchQueue.main.sync(execute: body)
     }
 }

@@ -9,12 +9,17 @@ enum Profile {
         let workload = arguments.first ?? "import"
         let count = arguments.count > 1 ? Int(arguments[1]) ?? 20_000 : 20_000
         switch workload {
-        case "import", "import-index", "import-observed":
+        case "import", "import-index":
             let rows = { var generator = PersonGenerator(seed: 1); return generator.people(count) }()
             let file = try StoreFile.empty("profile-import", index: workload == "import-index" ? .name : .none)
             defer { file.remove() }
             _ = try ImportWorkload.objectGraph(
-                into: file, kind: .siblings, observed: workload == "import-observed", rows: rows, batchSize: 1000)
+                into: file, kind: .siblings, observed: false, rows: rows, batchSize: 1000)
+        case "import-raw", "import-raw-index":
+            let rows = { var generator = PersonGenerator(seed: 1); return generator.people(count) }()
+            let file = try StoreFile.empty("profile-import-raw", index: workload == "import-raw" ? .none : .name)
+            defer { file.remove() }
+            _ = try ImportWorkload.raw(into: file, rows: rows, batchSize: 1000)
         case "fetch-objects", "fetch-ids", "fetch-count":
             let coordinator = try StoreFile.filled("people-\(count)", index: .name, count: count).coordinator()
             switch workload {
