@@ -216,8 +216,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     private func validateModelRules() throws(ObjectGraphError) {
         var failures: [ValidationFailure] = []
-        for (index, attribute) in entity.attributes.enumerated() where !attribute.isTransient {
-            if let reason = attribute.validationFailureReason(for: storage[index]) {
+        for check in entity.valueChecks where !check.passesQuickly(storage[check.index]) {
+            let attribute = entity.attributes[check.index]
+            if let reason = attribute.validationFailureReason(for: storage[check.index]) {
                 failures.append(ValidationFailure(objectID: objectID, key: attribute.name, reason: reason))
             }
         }

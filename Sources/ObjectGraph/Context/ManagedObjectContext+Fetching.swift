@@ -96,9 +96,11 @@ extension ManagedObjectContext {
         {
             return try fetch(request).map(\.objectID)
         }
-        return try objectSource().fetch(
-            entity: entity, predicate: request.predicate, sortCriteria: request.sortCriteria,
-            limit: request.fetchLimit, offset: request.fetchOffset, includesSubentities: request.includesSubentities
+        guard let model = persistentStoreCoordinator?.managedObjectModel else { throw .noCoordinator(context: description) }
+        return try objectSource().fetchKeyedRows(
+            entity: entity, predicate: request.predicate, sortCriteria: request.sortCriteria, keys: [],
+            limit: request.fetchLimit, offset: request.fetchOffset, includesSubentities: request.includesSubentities,
+            model: model
         ).map(\.objectID)
     }
 

@@ -27,7 +27,7 @@ extension ManagedObjectContext {
             object.willSave()
         }
         processPendingChanges()
-        var inserted = insertedObjectsByIdentity.values.sorted { $0.objectID.key < $1.objectID.key }
+        var inserted = insertedObjectsInOrder()
         var updated = Array(updatedObjectsByIdentity.values)
         var deleted = Array(deletedObjectsByIdentity.values)
         try validate(inserted: inserted, updated: updated, deleted: deleted)
@@ -60,7 +60,7 @@ extension ManagedObjectContext {
                     throw .mergeConflicts(detailed)
                 }
                 resolve(detailed, coordinator: coordinator)
-                inserted = insertedObjectsByIdentity.values.sorted { $0.objectID.key < $1.objectID.key }
+                inserted = insertedObjectsInOrder()
                 updated = Array(updatedObjectsByIdentity.values)
                 deleted = Array(deletedObjectsByIdentity.values)
                 request = saveRequest(inserted: inserted, updated: updated, deleted: deleted)
@@ -128,7 +128,7 @@ extension ManagedObjectContext {
         _ inserted: inout [ManagedObject], _ updated: inout [ManagedObject], _ deleted: inout [ManagedObject]
     ) throws(ObjectGraphError) -> StoreSaveRequest {
         try resolveUniquenessConflicts()
-        inserted = insertedObjectsByIdentity.values.sorted { $0.objectID.key < $1.objectID.key }
+        inserted = insertedObjectsInOrder()
         updated = Array(updatedObjectsByIdentity.values)
         deleted = Array(deletedObjectsByIdentity.values)
         return saveRequest(inserted: inserted, updated: updated, deleted: deleted)
@@ -223,5 +223,16 @@ extension ManagedObjectContext {
         for object in updated { try collect { () throws(ObjectGraphError) in try object.validateForUpdate() } }
         for object in deleted { try collect { () throws(ObjectGraphError) in try object.validateForDelete() } }
         if !failures.isEmpty { throw .validation(failures) }
+    }
+
+    /// The inserted objects in the order they were inserted (temporary keys grow with each insert), so
+    /// primary keys are handed out in that order. The keys are read once before sorting: reading
+    /// `objectID` inside the comparison costs a retain and an exclusivity check per comparison.
+    func insertedObjectsInOrder() -> [ManagedObject] {
+        var keyed: [(key: Int64, object: ManagedObject)] = []
+        keyed.reserveCapacity(insertedObjectsByIdentity.count)
+        for object in insertedObjectsByIdentity.values { keyed.append((object.objectID.key, object)) }
+        keyed.sort { $0.key < $1.key }
+        return keyed.map(\.object)
     }
 }

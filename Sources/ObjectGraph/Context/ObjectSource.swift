@@ -11,6 +11,11 @@ protocol ObjectSource: Sendable {
         entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], limit: Int,
         offset: Int, includesSubentities: Bool
     ) throws(ObjectGraphError) -> [RowSnapshot]
+    /// The rows `fetch` would return, reduced to IDs and the values of attributes `keys` (see ``KeyedRow``).
+    func fetchKeyedRows(
+        entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], keys: [String],
+        limit: Int, offset: Int, includesSubentities: Bool, model: ManagedObjectModel
+    ) throws(ObjectGraphError) -> [KeyedRow]
     /// The number of rows `fetch` would return without limit and offset.
     func count(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool)
         throws(ObjectGraphError) -> Int
@@ -36,6 +41,15 @@ struct CoordinatorObjectSource: ObjectSource {
         try coordinator.store(for: entity).backend.fetch(
             entity: entity, predicate: predicate, sortCriteria: sortCriteria, limit: limit, offset: offset,
             includesSubentities: includesSubentities)
+    }
+
+    func fetchKeyedRows(
+        entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], keys: [String],
+        limit: Int, offset: Int, includesSubentities: Bool, model: ManagedObjectModel
+    ) throws(ObjectGraphError) -> [KeyedRow] {
+        try coordinator.store(for: entity).backend.fetchKeyedRows(
+            entity: entity, predicate: predicate, sortCriteria: sortCriteria, keys: keys, limit: limit, offset: offset,
+            includesSubentities: includesSubentities, model: model)
     }
 
     func count(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool)
@@ -146,5 +160,17 @@ struct ParentContextObjectSource: ObjectSource {
         }
         child.adoptPendingPermanentIDs()
         return result
+    }
+}
+
+extension ObjectSource {
+    /// Reads whole rows and reduces them: right for a parent context, whose "rows" are its objects.
+    func fetchKeyedRows(
+        entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], keys: [String],
+        limit: Int, offset: Int, includesSubentities: Bool, model: ManagedObjectModel
+    ) throws(ObjectGraphError) -> [KeyedRow] {
+        let rows = try fetch(entity: entity, predicate: predicate, sortCriteria: sortCriteria, limit: limit,
+            offset: offset, includesSubentities: includesSubentities)
+        return KeyedRow.reduce(rows, keys: keys, fallback: entity, model: model)
     }
 }

@@ -2,8 +2,39 @@ import Foundation
 
 extension AttributeDescription {
     /// Whether `value` is of a kind this attribute can hold (nil always is; optionality is checked at save).
-    public func accepts(_ value: AttributeValue) -> Bool {
-        switch (attributeType, value) {
+    public func accepts(_ value: AttributeValue) -> Bool { attributeType.accepts(value) }
+
+    /// Whether the attribute has a rule beyond its type and optionality (minimum, maximum, pattern).
+    var hasValueRules: Bool { minimum != nil || maximum != nil || regularExpression != nil }
+
+    /// Checks `value` against the attribute's type, optionality and validation rules, as Core Data's
+    /// `validateValue(_:forKey:)` does; returns why it fails, or nil when it is valid.
+    func validationFailureReason(for value: AttributeValue) -> String? {
+        guard accepts(value) else { return "\(value) is not a valid \(attributeType) value" }
+        if value.isNull { return isOptional || isTransient ? nil : "a value is required" }
+        guard hasValueRules else { return nil }
+        let measured: AttributeValue
+        switch value {
+        case .string(let text): measured = .integer(Int64(text.count))
+        case .binary(let data): measured = .integer(Int64(data.count))
+        default: measured = value
+        }
+        if let minimum, measured.storeOrder(comparedTo: minimum) < 0 { return "\(value) is below the minimum \(minimum)" }
+        if let maximum, measured.storeOrder(comparedTo: maximum) > 0 { return "\(value) is above the maximum \(maximum)" }
+        if let pattern = regularExpression, case .string(let text) = value {
+            guard let expression = try? NSRegularExpression(pattern: pattern) else { return nil }
+            let range = NSRange(text.startIndex..., in: text)
+            let match = expression.firstMatch(in: text, options: [.anchored], range: range)
+            if match?.range != range { return "\"\(text)\" does not match /\(pattern)/" }
+        }
+        return nil
+    }
+}
+
+extension AttributeType {
+    /// Whether `value` is of a kind an attribute of this type can hold (nil always is).
+    func accepts(_ value: AttributeValue) -> Bool {
+        switch (self, value) {
         case (_, .null), (.undefined, _): return true
         case (.integer16, .integer(let number)): return Int16(exactly: number) != nil
         case (.integer32, .integer(let number)): return Int32(exactly: number) != nil
@@ -20,26 +51,20 @@ extension AttributeDescription {
         default: return false
         }
     }
+}
 
-    /// Checks `value` against the attribute's type, optionality and validation rules, as Core Data's
-    /// `validateValue(_:forKey:)` does; returns why it fails, or nil when it is valid.
-    func validationFailureReason(for value: AttributeValue) -> String? {
-        guard accepts(value) else { return "\(value) is not a valid \(attributeType) value" }
-        if value.isNull { return isOptional || isTransient ? nil : "a value is required" }
-        let measured: AttributeValue
-        switch value {
-        case .string(let text): measured = .integer(Int64(text.count))
-        case .binary(let data): measured = .integer(Int64(data.count))
-        default: measured = value
-        }
-        if let minimum, measured.storeOrder(comparedTo: minimum) < 0 { return "\(value) is below the minimum \(minimum)" }
-        if let maximum, measured.storeOrder(comparedTo: maximum) > 0 { return "\(value) is above the maximum \(maximum)" }
-        if let pattern = regularExpression, case .string(let text) = value {
-            guard let expression = try? NSRegularExpression(pattern: pattern) else { return nil }
-            let range = NSRange(text.startIndex..., in: text)
-            let match = expression.firstMatch(in: text, options: [.anchored], range: range)
-            if match?.range != range { return "\"\(text)\" does not match /\(pattern)/" }
-        }
-        return nil
+/// What saving checks of one stored attribute, kept apart from its ``AttributeDescription`` so the check
+/// of every inserted or updated object reads a few words instead of copying the whole description.
+struct AttributeValueCheck: Sendable {
+    /// The attribute's position in its entity's ``EntityDescription/attributes``.
+    let index: Int
+    let type: AttributeType
+    let isOptional: Bool
+    /// Whether the attribute has a minimum, maximum or pattern (then the full check runs).
+    let hasRules: Bool
+
+    /// Whether `value` passes without the full check: the right kind, present unless optional, no rules.
+    func passesQuickly(_ value: AttributeValue) -> Bool {
+        !hasRules && type.accepts(value) && (isOptional || !value.isNull)
     }
 }

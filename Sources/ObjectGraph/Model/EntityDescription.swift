@@ -38,6 +38,8 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
     private let relationshipIndexByName: [String: Int]
     /// Indexes (into ``attributes``) of the attributes that are stored, in model order.
     let persistentAttributeIndexes: [Int]
+    /// What saving checks of each stored attribute (see ``AttributeValueCheck``).
+    let valueChecks: [AttributeValueCheck]
 
     /// Creates an entity from its own properties.
     ///
@@ -73,6 +75,7 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
         attributeIndexByName = Self.index(attributes.map(\.name))
         relationshipIndexByName = Self.index(relationships.map(\.name))
         persistentAttributeIndexes = attributes.indices.filter { !attributes[$0].isTransient }
+        valueChecks = Self.valueChecks(attributes)
     }
 
     /// The same entity with `parent`'s (resolved) properties inherited, and its class replaced by
@@ -97,6 +100,16 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
         attributeIndexByName = Self.index(allAttributes.map(\.name))
         relationshipIndexByName = Self.index(allRelationships.map(\.name))
         persistentAttributeIndexes = allAttributes.indices.filter { !allAttributes[$0].isTransient }
+        valueChecks = Self.valueChecks(allAttributes)
+    }
+
+    private static func valueChecks(_ attributes: [AttributeDescription]) -> [AttributeValueCheck] {
+        attributes.indices.compactMap { index in
+            let attribute = attributes[index]
+            guard !attribute.isTransient else { return nil }
+            return AttributeValueCheck(index: index, type: attribute.attributeType, isOptional: attribute.isOptional,
+                hasRules: attribute.hasValueRules)
+        }
     }
 
     private static func index(_ names: [String]) -> [String: Int] {

@@ -106,9 +106,9 @@ extension AnyFetchedResultsController {
             for key in keys where candidate.attributeIndex(named: key) == nil { return nil }
         }
         let context = managedObjectContext
-        let rows = try context.objectSource().fetch(
-            entity: entity, predicate: fetchRequest.predicate, sortCriteria: fetchRequest.sortCriteria,
-            limit: 0, offset: 0, includesSubentities: fetchRequest.includesSubentities)
+        let rows = try context.objectSource().fetchKeyedRows(
+            entity: entity, predicate: fetchRequest.predicate, sortCriteria: fetchRequest.sortCriteria, keys: keys,
+            limit: 0, offset: 0, includesSubentities: fetchRequest.includesSubentities, model: model)
         let pending = fetchRequest.includesPendingChanges
             ? context.insertedObjects.union(context.updatedObjects).union(context.deletedObjects)
                 .filter { trackedEntityNames.contains($0.entity.name) }
@@ -116,17 +116,11 @@ extension AnyFetchedResultsController {
         let pendingIDs = Set(pending.map(\.objectID))
         var entries: [ResultsEntry] = []
         entries.reserveCapacity(rows.count + pending.count)
-        var entityByName: [String: EntityDescription] = [:]
-        for row in rows where !pendingIDs.contains(row.objectID) {
-            let rowEntity = entityByName[row.objectID.entityName] ?? model.entity(named: row.objectID.entityName)
-                ?? entity
-            entityByName[rowEntity.name] = rowEntity
-            let read = { (key: String) -> AttributeValue in
-                rowEntity.attributeIndex(named: key).map { row.values[$0] } ?? .null
-            }
-            let section = sectionNaming.map { names.number(for: $0.name(reading: read)) } ?? names.number(for: "")
-            entries.append(ResultsEntry(id: row.objectID, keys: ordering.sortKeys(read), section: section,
-                ordering: ordering))
+        let sortCount = fetchRequest.sortCriteria.count
+        for row in rows where pendingIDs.isEmpty || !pendingIDs.contains(row.objectID) {
+            let sortKeys = zip(fetchRequest.sortCriteria, row.values).map { $0.sortKey(for: $1) }
+            let section = names.number(for: sectionNaming?.name(values: row.values[sortCount...]) ?? "")
+            entries.append(ResultsEntry(id: row.objectID, keys: sortKeys, section: section, ordering: ordering))
         }
         for object in pending where !object.isDeleted && (fetchRequest.predicate?.evaluate(with: object) ?? true) {
             entries.append(makeEntry(for: object))

@@ -55,6 +55,14 @@ public struct SectionNaming: Sendable, CustomStringConvertible {
         }
     }
 
+    /// The name for values read in the order of ``keys``.
+    func name(values: ArraySlice<AttributeValue>) -> String {
+        switch kind {
+        case .keyPath: Self.text(of: values.first ?? .null)
+        case .derived(_, let name): name(Array(values))
+        }
+    }
+
     /// A section name as text: strings as they are, nil as "", anything else as its description.
     static func text(of value: AttributeValue) -> String {
         switch value {

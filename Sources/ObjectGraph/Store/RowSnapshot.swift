@@ -64,6 +64,12 @@ protocol StoreBackend: AnyObject, Sendable {
         entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], limit: Int,
         offset: Int, includesSubentities: Bool
     ) throws(ObjectGraphError) -> [RowSnapshot]
+    /// The rows `fetch` would return, reduced to their IDs and the values of the attributes `keys` (see
+    /// ``KeyedRow``); a default reads whole rows.
+    func fetchKeyedRows(
+        entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], keys: [String],
+        limit: Int, offset: Int, includesSubentities: Bool, model: ManagedObjectModel
+    ) throws(ObjectGraphError) -> [KeyedRow]
     /// The number of rows of `entity` (and, with `includesSubentities`, its sub-entities) matching `predicate`.
     func count(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool)
         throws(ObjectGraphError) -> Int

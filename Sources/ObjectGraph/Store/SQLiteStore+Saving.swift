@@ -89,9 +89,18 @@ extension SQLiteStore {
             result.permanentIDs[insert.temporaryID] = ManagedObjectID(
                 entityName: insert.entity.name, storeIdentifier: storeIdentifier, primaryKey: key)
         }
+        // One statement per entity for the whole save: looking it up by its SQL text would hash that per row.
+        var statements: [String: SQLiteStatement] = [:]
         for (insert, key) in zip(inserts, keys) {
             let layout = try layout(of: insert.entity)
-            let statement = try connection.cachedStatement(layout.insertSQL)
+            let statement: SQLiteStatement
+            if let reused = statements[insert.entity.name] {
+                reused.reset()
+                statement = reused
+            } else {
+                statement = try connection.cachedStatement(layout.insertSQL)
+                statements[insert.entity.name] = statement
+            }
             try statement.bind(int64: key, at: 1)
             try statement.bind(int64: Int64(layout.entityNumber), at: 2)
             try statement.bind(int64: 1, at: 3)

@@ -4,7 +4,7 @@ import SQLiteStorage
 /// lives in its root's table `Z<ROOT>`, told apart by `Z_ENT`; the table has `Z_PK`, `Z_ENT`, `Z_OPT`, then
 /// the stored attributes of the whole tree and a foreign-key column per to-one relationship, grouped
 /// integers, reals, text, blobs.
-struct TableLayout: Sendable {
+final class TableLayout: Sendable {
     /// One column of the root table.
     struct Column: Sendable {
         let name: String
@@ -37,12 +37,36 @@ struct TableLayout: Sendable {
     }
 
     /// Every column an insert or update writes, in order: attributes, then foreign keys and their entity columns.
-    var writtenColumnNames: [String] {
-        columns.map(\.name) + foreignKeys.flatMap { [$0.name] + ($0.entityColumn.map { [$0.name] } ?? []) }
-    }
-
+    let writtenColumnNames: [String]
     /// The select list a fetch reads: `Z_PK, Z_ENT, Z_OPT`, then every table column.
-    var selectList: String { (["Z_PK", "Z_ENT", "Z_OPT"] + tableColumns.map(\.name)).joined(separator: ", ") }
+    let selectList: String
+    /// The statements a save runs per row, built once: a save looks its statement up per row.
+    let insertSQL: String
+    let updateSQL: String
+    let deleteSQL: String
+
+    init(
+        entity: EntityDescription, entityNumber: Int, tableName: String, tableColumns: [Column],
+        columns: [(attributeIndex: Int, name: String, position: Int)], entityNumbersWithDescendants: [Int],
+        foreignKeys: [ForeignKey]
+    ) {
+        self.entity = entity
+        self.entityNumber = entityNumber
+        self.tableName = tableName
+        self.tableColumns = tableColumns
+        self.columns = columns
+        self.entityNumbersWithDescendants = entityNumbersWithDescendants
+        self.foreignKeys = foreignKeys
+        let written = columns.map(\.name) + foreignKeys.flatMap { [$0.name] + ($0.entityColumn.map { [$0.name] } ?? []) }
+        writtenColumnNames = written
+        selectList = (["Z_PK", "Z_ENT", "Z_OPT"] + tableColumns.map(\.name)).joined(separator: ", ")
+        let names = ["Z_PK", "Z_ENT", "Z_OPT"] + written
+        let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
+        insertSQL = "INSERT INTO \(tableName) (" + names.joined(separator: ", ") + ") VALUES (\(marks))"
+        let assignments = ["Z_OPT = Z_OPT + 1"] + written.map { "\($0) = ?" }
+        updateSQL = "UPDATE \(tableName) SET " + assignments.joined(separator: ", ") + " WHERE Z_PK = ? AND Z_OPT = ?"
+        deleteSQL = "DELETE FROM \(tableName) WHERE Z_PK = ? AND Z_OPT = ?"
+    }
 
     /// `CREATE TABLE`, written as Core Data writes it.
     var createTableSQL: String {
@@ -50,19 +74,6 @@ struct TableLayout: Sendable {
             + tableColumns.map { "\($0.name) \($0.sqlType)" }
         return "CREATE TABLE \(tableName) ( " + definitions.joined(separator: ", ") + " )"
     }
-
-    var insertSQL: String {
-        let names = ["Z_PK", "Z_ENT", "Z_OPT"] + writtenColumnNames
-        let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
-        return "INSERT INTO \(tableName) (" + names.joined(separator: ", ") + ") VALUES (\(marks))"
-    }
-
-    var updateSQL: String {
-        let assignments = ["Z_OPT = Z_OPT + 1"] + writtenColumnNames.map { "\($0) = ?" }
-        return "UPDATE \(tableName) SET " + assignments.joined(separator: ", ") + " WHERE Z_PK = ? AND Z_OPT = ?"
-    }
-
-    var deleteSQL: String { "DELETE FROM \(tableName) WHERE Z_PK = ? AND Z_OPT = ?" }
 
     /// The column for an attribute key, for predicates and sort criteria; nil for unknown or transient keys.
     func column(forKey key: String) -> String? {

@@ -1,0 +1,71 @@
+import SQLiteStorage
+
+extension SQLiteStore {
+    /// IDs and the columns of `keys` only, with the fetch's `WHERE` and `ORDER BY`: an ID-only fetch reads
+    /// `Z_PK` and `Z_ENT`, which SQLite can answer from an index that covers the sort, and no row is decoded.
+    func fetchKeyedRows(
+        entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], keys: [String],
+        limit: Int, offset: Int, includesSubentities: Bool, model: ManagedObjectModel
+    ) throws(ObjectGraphError) -> [KeyedRow] {
+        let layout = try layout(of: entity)
+        var columns: [(name: String, type: AttributeType)?] = []
+        for key in keys {
+            guard let index = entity.attributeIndex(named: key), let column = layout.column(forKey: key) else {
+                columns.append(nil)
+                continue
+            }
+            columns.append((column, entity.attributes[index].attributeType))
+        }
+        let alias = Self.rowAlias
+        var (sql, bindings) = try whereClause(layout, predicate, includesSubentities: includesSubentities)
+        let selected = ["\(alias).Z_PK", "\(alias).Z_ENT"] + columns.compactMap { $0.map { "\(alias).\($0.name)" } }
+        sql = "SELECT " + selected.joined(separator: ", ") + " FROM \(layout.tableName) \(alias)" + sql
+        sql += " ORDER BY " + (try sortCriteria.map { criterion throws(ObjectGraphError) in
+            try orderTerm(layout, criterion)
+        } + ["\(alias).Z_PK"]).joined(separator: ", ")
+        if limit > 0 || offset > 0 {
+            sql += " LIMIT ? OFFSET ?"
+            bindings.append(.integer(limit > 0 ? Int64(limit) : -1))
+            bindings.append(.integer(Int64(max(offset, 0))))
+        }
+        let storeIdentifier = identifier
+        let singleEntity = layout.entityNumbersWithDescendants.count == 1 || !includesSubentities
+        return try withReader { connection throws(ObjectGraphError) in
+            try sqlite {
+                if connection.cachedStatementCount > Self.statementCacheLimit { connection.clearStatementCache() }
+                let statement = try connection.cachedStatement(sql)
+                try statement.bind(bindings.map(\.sqliteValue))
+                var rows: [KeyedRow] = []
+                var lastNumber = layout.entityNumber
+                var lastName = entity.name
+                while try statement.step() {
+                    if !singleEntity {
+                        let number = Int(statement.int64(at: 1))
+                        if number != lastNumber, let concrete = self.layout(forEntityNumber: number) {
+                            lastNumber = number
+                            lastName = concrete.entity.name
+                        }
+                    }
+                    var values: [AttributeValue] = []
+                    if !columns.isEmpty {
+                        values.reserveCapacity(columns.count)
+                        var position: Int32 = 2
+                        for column in columns {
+                            guard let column else {
+                                values.append(.null)
+                                continue
+                            }
+                            values.append(AttributeValue(sqliteValue: statement.value(at: position), type: column.type))
+                            position += 1
+                        }
+                    }
+                    rows.append(KeyedRow(
+                        objectID: ManagedObjectID(entityName: lastName, storeIdentifier: storeIdentifier,
+                            primaryKey: statement.int64(at: 0)),
+                        values: values))
+                }
+                return rows
+            }
+        }
+    }
+}
