@@ -144,6 +144,14 @@ private func column(_ key: String) -> String? {
         #expect(try query("objectgraph_fold(?)", [.text("Ærøskøbing STRASSE")]) == .text("aeroskobing strasse"))
         #expect(try query("objectgraph_lower(?)", [.text("ÉMILE")]) == .text("émile"))
         #expect(try query("objectgraph_unaccent(?)", [.text("Émile Łódź")]) == .text("Emile Lodz"))
+        // ASCII text takes a byte-level fast path; it must give what the Swift functions give.
+        for text in ["", "Ada LOVELACE", "x", "MiXeD 123 !@#~", String(repeating: "Ab", count: 5_000), "Zoë Ærø"] {
+            #expect(try query("objectgraph_fold(?)", [.text(text)]) == .text(StringFolding.folded(text)))
+            #expect(try query("objectgraph_lower(?)", [.text(text)]) == .text(StringFolding.lowercased(text)))
+            #expect(try query("objectgraph_unaccent(?)", [.text(text)])
+                == .text(FetchPredicate.TextMatching.removingDiacritics(text)))
+        }
+        #expect(try query("objectgraph_unaccent(?)", [.text("KEEP Case")]) == .text("KEEP Case"))
         #expect(try query("objectgraph_fold(42)") == .integer(42))
         #expect(try query("objectgraph_lower(NULL)") == .null)
         #expect(try query("objectgraph_unaccent(x'00ff')") == .blob([0, 0xFF]))

@@ -40,9 +40,11 @@ public enum PredicateSQLFunctions {
     ///
     /// - Throws: the ``SQLiteError`` of a failed registration.
     public static func register(on connection: SQLiteConnection) throws(SQLiteError) {
-        try registerFolding(StringFolding.foldFunctionName, on: connection, StringFolding.folded)
-        try registerFolding(StringFolding.lowercaseFunctionName, on: connection, StringFolding.lowercased)
-        try registerFolding(unaccentFunctionName, on: connection, FetchPredicate.TextMatching.removingDiacritics)
+        try registerFolding(StringFolding.foldFunctionName, on: connection, asciiLowercases: true, StringFolding.folded)
+        try registerFolding(StringFolding.lowercaseFunctionName, on: connection, asciiLowercases: true,
+            StringFolding.lowercased)
+        try registerFolding(unaccentFunctionName, on: connection, asciiLowercases: false,
+            FetchPredicate.TextMatching.removingDiacritics)
         try connection.registerFunction(name: likeFunctionName, argumentCount: 2, deterministic: true) { arguments in
             guard arguments.count == 2 else { return .null }
             return textTest(arguments[0], arguments[1]) { text, pattern in
@@ -86,13 +88,26 @@ public enum PredicateSQLFunctions {
         }
     }
 
+    /// Registers `fold` on the text's UTF-8 bytes. ASCII text (the common case) has no diacritics, so `fold`
+    /// of it is the text itself or, when `asciiLowercases`, its ASCII lower-casing: done in a stack buffer
+    /// without making a Swift string. Only other text goes through `fold`.
     private static func registerFolding(
-        _ name: String, on connection: SQLiteConnection, _ fold: @escaping @Sendable (String) -> String
+        _ name: String, on connection: SQLiteConnection, asciiLowercases: Bool,
+        _ fold: @escaping @Sendable (String) -> String
     ) throws(SQLiteError) {
-        try connection.registerFunction(name: name, argumentCount: 1, deterministic: true) { arguments in
-            guard let argument = arguments.first else { return .null }
-            if case .text(let text) = argument { return .text(fold(text)) }
-            return argument
+        try connection.registerTextFunction(name: name, deterministic: true) { bytes, emit in
+            guard StringFolding.isASCII(bytes) else {
+                var folded = fold(String(decoding: bytes, as: UTF8.self))
+                folded.withUTF8 { emit($0) }
+                return
+            }
+            guard asciiLowercases else { return emit(bytes) }
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(bytes.count, 1)) { buffer in
+                for (offset, byte) in bytes.enumerated() {
+                    buffer[offset] = byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte
+                }
+                emit(UnsafeBufferPointer(rebasing: buffer[..<bytes.count]))
+            }
         }
     }
 

@@ -62,6 +62,13 @@ public enum StringFolding {
         return String(UnicodeScalar(first - 0x20))
     }
 
+    /// Whether `bytes` (UTF-8) are all ASCII, for which folding is plain lower-casing.
+    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var combined: UInt8 = 0
+        for byte in bytes { combined |= byte }
+        return combined < 0x80
+    }
+
     /// Lower-cases a pure-ASCII string without Unicode tables; nil when the string is not ASCII.
     private static func asciiLowercased(_ string: String) -> String? {
         var bytes = [UInt8]()
