@@ -140,6 +140,33 @@ private func reads(_ stack: TestStack) -> Int? {
         }
     }
 
+    /// A backlog of big saves is merged a few whole saves per turn of the queue, so one merge never takes
+    /// the whole backlog (the main queue would stall for it) and no save is ever split.
+    @Test func aBacklogOfBigSavesIsMergedInWholeSavesOverSeveralTurns() throws {
+        let stack = try TestStack(.inMemory)
+        let receiver = stack.context(name: "receiver")
+        receiver.automaticallyMergesChangesFromParent = true
+        let log = ChangeLog(receiver)
+        let busy = DispatchSemaphore(value: 0)
+        receiver.perform { busy.wait() }
+        let importer = stack.context(name: "importer")
+        let saveSize = 900
+        try importer.performAndWait {
+            for save in 0..<5 {
+                for index in 0..<saveSize {
+                    try importer.insertNewObject(forEntityName: "Person")["lastName"] = "P\(save)-\(index)"
+                }
+                try importer.save()
+            }
+        }
+        busy.signal()
+        #expect(log.waitForInserted(5 * saveSize) == 5 * saveSize, "nothing is lost")
+        let merged = log.changes.map(\.inserted)
+        #expect(merged.count > 1, "one merge took the whole backlog: \(merged)")
+        #expect(merged.allSatisfy { $0 % saveSize == 0 }, "a save was split: \(merged)")
+        #expect(merged.allSatisfy { $0 <= ManagedObjectContext.maximumCoalescedMergeObjects }, "\(merged)")
+    }
+
     /// Core Data before iOS 10 dropped updates of objects the receiving context had not registered, so a
     /// controller whose predicate the update made true never saw the object.
     @Test(arguments: StoreKind.allCases) func mergedUpdateOfAnUnregisteredObjectReachesTheController(kind: StoreKind) throws {

@@ -92,7 +92,10 @@ extension ManagedObjectContext {
     }
 
     /// Queues a save from another context for merging on this context's queue; saves that arrive while a
-    /// merge is already queued are merged together.
+    /// merge is already queued are merged together — up to about ``maximumCoalescedMergeObjects`` changed
+    /// objects per turn of the queue (always at least one whole save), so an importer that outruns the
+    /// queue never makes one merge so large that the queue (the user interface, on the main queue) stalls
+    /// for it; the rest follows in the next turn.
     func enqueueMerge(_ save: ContextDidSave) {
         let shouldSchedule = incomingSaves.withLock { state -> Bool in
             state.saves.append(save)
@@ -100,13 +103,31 @@ extension ManagedObjectContext {
             return !state.scheduled
         }
         guard shouldSchedule else { return }
+        scheduleQueuedMerge()
+    }
+
+    /// About how many changed objects one automatic merge takes before leaving the rest for the next turn.
+    static let maximumCoalescedMergeObjects = 2_000
+
+    private func scheduleQueuedMerge() {
         queue.async { [weak self] in
             guard let self else { return }
-            let saves = self.incomingSaves.withLock { state -> [ContextDidSave] in
-                defer { state = ([], false) }
-                return state.saves
+            let (saves, more) = self.incomingSaves.withLock { state -> ([ContextDidSave], Bool) in
+                var taken = 0
+                var objects = 0
+                for save in state.saves {
+                    let size = save.insertedObjectIDs.count + save.updatedObjectIDs.count + save.deletedObjectIDs.count
+                    if taken > 0 && objects + size > Self.maximumCoalescedMergeObjects { break }
+                    taken += 1
+                    objects += size
+                }
+                let slice = Array(state.saves.prefix(taken))
+                state.saves.removeFirst(taken)
+                if state.saves.isEmpty { state.scheduled = false }
+                return (slice, !state.saves.isEmpty)
             }
             self.mergeChanges(fromContextDidSaves: saves)
+            if more { self.scheduleQueuedMerge() }
         }
     }
 }
