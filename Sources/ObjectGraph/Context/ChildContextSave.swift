@@ -10,11 +10,11 @@ struct ChildContextSave: Sendable {
         /// Every persistent attribute value, in entity attribute order (transients are null).
         let values: [AttributeValue]
         /// The attributes the child changed; the parent takes only these unless it re-creates the object.
-        let changedAttributes: Set<Int>
+        let changedAttributes: IndexBits
         /// To-one destinations in relationship order (nil for none and for to-many relationships).
         let toOne: [ManagedObjectID?]
         /// The relationships the child changed.
-        let changedRelationships: Set<Int>
+        let changedRelationships: IndexBits
     }
 
     var inserted: [ObjectState] = []

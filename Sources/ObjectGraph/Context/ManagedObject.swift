@@ -34,7 +34,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The row version of `committed`.
     var rowVersion: Int64 = 0
     /// Attributes changed since the last save, by index.
-    var changedAttributes: Set<Int> = []
+    var changedAttributes: IndexBits = []
     /// Relationship contents, in entity relationship order.
     var relationshipSlots: [RelationshipSlot]
     /// To-one destinations as last read from or written to the store.
@@ -42,7 +42,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Many-to-many contents as last read from or written to the store, for join-table changes.
     var storedToMany: [Int: [ManagedObjectID]] = [:]
     /// Relationships changed since the last save, by index.
-    var changedRelationships: Set<Int> = []
+    var changedRelationships: IndexBits = []
     var insertedFlag = false
     /// Whether ``awakeFromInsert()`` has run: it runs once in an object's life.
     var hasAwokenFromInsert = false
@@ -97,7 +97,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         guard let index = entity.attributeIndex(named: key) else {
             preconditionFailure("Entity '\(entity.name)' has no attribute '\(key)' (setValue(_:forKey:) on \(objectID)).")
         }
-        guard entity.attributes[index].accepts(value) else {
+        guard entity.attributeKinds[index].type.accepts(value) else {
             preconditionFailure("\(entity.name).\(key) is a \(entity.attributes[index].attributeType) attribute; "
                 + "it cannot hold \(value) (setValue(_:forKey:) on \(objectID)).")
         }
@@ -124,19 +124,23 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     func value(at index: Int) -> AttributeValue {
-        managedObjectContext?.checkQueue("reading \(entity.name).\(entity.attributes[index].name)")
-        if faultFlag { managedObjectContext?.fulfillFault(self) }
+        if faultFlag || ManagedObjectContext.isConcurrencyDebugEnabled {
+            let context = managedObjectContext  // a weak reference: loaded once
+            context?.checkQueue("reading \(entity.name).\(entity.attributes[index].name)")
+            if faultFlag { context?.fulfillFault(self) }
+        }
         return storage[index]
     }
 
     func setValue(_ value: AttributeValue, at index: Int) {
-        managedObjectContext?.checkQueue("setting \(entity.name).\(entity.attributes[index].name)")
-        if faultFlag { managedObjectContext?.fulfillFault(self) }
+        let context = managedObjectContext  // a weak reference: loaded once
+        context?.checkQueue("setting \(entity.name).\(entity.attributes[index].name)")
+        if faultFlag { context?.fulfillFault(self) }
         if storage[index].isIdentical(to: value) { return }
-        managedObjectContext?.undoWillChange(self, attribute: index)
+        context?.undoWillChange(self, attribute: index)
         storage[index] = value
-        if !entity.attributes[index].isTransient { changedAttributes.insert(index) }
-        managedObjectContext?.objectDidChange(self)
+        if !entity.attributeKinds[index].isTransient { changedAttributes.insert(index) }
+        context?.objectDidChange(self)
     }
 
     /// The persistent values changed since the object was last saved or fetched, by key.

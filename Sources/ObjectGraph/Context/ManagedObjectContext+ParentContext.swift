@@ -18,7 +18,7 @@ extension ManagedObjectContext {
             let toOne = toOneForSave(object)
             let state = ChildContextSave.ObjectState(
                 objectID: object.objectID, entityName: object.entity.name, values: values,
-                changedAttributes: isInsert ? Set(values.indices) : object.changedAttributes, toOne: toOne,
+                changedAttributes: isInsert ? IndexBits(values.indices) : object.changedAttributes, toOne: toOne,
                 changedRelationships: object.changedRelationships)
             if isInsert { changes.inserted.append(state) } else { changes.updated.append(state) }
             changes.joinChanges += joinChanges(for: object)

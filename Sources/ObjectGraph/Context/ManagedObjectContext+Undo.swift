@@ -199,11 +199,11 @@ extension ManagedObjectContext {
         object.storedToMany = [:]
         object.faultFlag = false
         object.faultHoldsValues = false
-        object.changedAttributes = Set(object.entity.attributes.indices.filter { index in
+        object.changedAttributes = IndexBits(object.entity.attributes.indices.filter { index in
             !object.entity.attributes[index].isTransient
                 && !object.storage[index].isIdentical(to: object.entity.attributes[index].defaultValue)
         })
-        object.changedRelationships = Set(object.entity.relationships.indices.filter { index in
+        object.changedRelationships = IndexBits(object.entity.relationships.indices.filter { index in
             !object.entity.relationships[index].isTransient && !(relationshipContents(object, index)?.isEmpty ?? true)
         })
     }
@@ -245,7 +245,7 @@ extension ManagedObjectContext {
             }
         } else {
             if let committed = object.committed, committed.count == object.storage.count {
-                object.changedAttributes = Set(attributes.indices.filter { index in
+                object.changedAttributes = IndexBits(attributes.indices.filter { index in
                     !attributes[index].isTransient && !object.storage[index].isIdentical(to: committed[index])
                 })
             }

@@ -40,6 +40,9 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
     let persistentAttributeIndexes: [Int]
     /// What saving checks of each stored attribute (see ``AttributeValueCheck``).
     let valueChecks: [AttributeValueCheck]
+    /// Each attribute's type and whether it is transient, by position: read on every `setValue` without
+    /// copying the attribute's description.
+    let attributeKinds: [(type: AttributeType, isTransient: Bool)]
 
     /// Creates an entity from its own properties.
     ///
@@ -76,6 +79,7 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
         relationshipIndexByName = Self.index(relationships.map(\.name))
         persistentAttributeIndexes = attributes.indices.filter { !attributes[$0].isTransient }
         valueChecks = Self.valueChecks(attributes)
+        attributeKinds = attributes.map { ($0.attributeType, $0.isTransient) }
     }
 
     /// The same entity with `parent`'s (resolved) properties inherited, and its class replaced by
@@ -101,6 +105,7 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
         relationshipIndexByName = Self.index(allRelationships.map(\.name))
         persistentAttributeIndexes = allAttributes.indices.filter { !allAttributes[$0].isTransient }
         valueChecks = Self.valueChecks(allAttributes)
+        attributeKinds = allAttributes.map { ($0.attributeType, $0.isTransient) }
     }
 
     private static func valueChecks(_ attributes: [AttributeDescription]) -> [AttributeValueCheck] {
