@@ -20,7 +20,7 @@ extension AnyFetchedResultsController {
     private struct Leaving {
         let object: ManagedObject
         let id: ManagedObjectID
-        let keys: [AttributeValue]
+        let order: [UInt8]
         let section: Int32
         var oldIndex = 0
     }
@@ -47,9 +47,9 @@ extension AnyFetchedResultsController {
 
         for object in change.deletedObjects where trackedEntityNames.contains(object.entity.name) {
             guard seen.insert(ObjectIdentifier(object)).inserted, let id = placementID(of: object),
-                let keys = placedKeys[id], let (entry, position) = index.locate(id, keys: keys)
+                let order = placedOrders[id], let (entry, position) = index.locate(id, order: order)
             else { continue }
-            removed.append(Leaving(object: object, id: id, keys: keys, section: entry.section, oldIndex: position))
+            removed.append(Leaving(object: object, id: id, order: order, section: entry.section, oldIndex: position))
         }
         var changed = Array(change.insertedObjects) + Array(change.updatedObjects) + Array(change.refreshedObjects)
             + reidentified
@@ -63,8 +63,8 @@ extension AnyFetchedResultsController {
         for object in changed where trackedEntityNames.contains(object.entity.name) {
             guard seen.insert(ObjectIdentifier(object)).inserted else { continue }
             let matches = !object.isDeleted && (predicate?.evaluate(with: object) ?? true)
-            guard let id = placementID(of: object), let keys = placedKeys[id],
-                let (entry, position) = index.locate(id, keys: keys)
+            guard let id = placementID(of: object), let order = placedOrders[id],
+                let (entry, position) = index.locate(id, order: order)
             else {
                 if matches {
                     added.append(object)
@@ -72,13 +72,13 @@ extension AnyFetchedResultsController {
                 }
                 continue
             }
-            let leaving = Leaving(object: object, id: id, keys: keys, section: entry.section, oldIndex: position)
+            let leaving = Leaving(object: object, id: id, order: order, section: entry.section, oldIndex: position)
             guard matches else {
                 removed.append(leaving)
                 continue
             }
             let newEntry = makeEntry(for: object)
-            if id == newEntry.id, newEntry.section == entry.section, ordering.compareKeys(keys, newEntry.keys) == 0 {
+            if id == newEntry.id, newEntry.section == entry.section, RowOrdering.compare(order, newEntry.order) == 0 {
                 updatedInPlace.append(leaving)
             } else {
                 replaced.append(leaving)
@@ -96,14 +96,14 @@ extension AnyFetchedResultsController {
         index.remove(atPositions: (removed + replaced).map(\.oldIndex))
         for leaving in removed + replaced {
             runs.removeOne(from: leaving.section)
-            placedKeys[leaving.id] = nil
+            placedOrders[leaving.id] = nil
             if leaving.id.isTemporaryID { temporaryPlacements[ObjectIdentifier(leaving.object)] = nil }
         }
         let arrivals = added + replaced.map(\.object)
         for object in arrivals {
             guard let entry = arrivingEntries[ObjectIdentifier(object)] else { continue }
             index.insert(entry)
-            placedKeys[entry.id] = entry.keys
+            placedOrders[entry.id] = entry.order
             if entry.id.isTemporaryID { temporaryPlacements[ObjectIdentifier(object)] = (object, entry.id) }
             if runs.hasRepeats || !runs.addOne(to: entry.section) { newSectionArrivals.append(entry) }
         }
@@ -126,7 +126,7 @@ extension AnyFetchedResultsController {
         var arrivingNewIndexes: [Int] = []
         for object in added {
             guard let entry = arrivingEntries[ObjectIdentifier(object)],
-                let offset = index.position(of: entry.id, keys: entry.keys)
+                let offset = index.position(of: entry.id, order: entry.order)
             else { continue }
             arrivingNewIndexes.append(offset)
             changes.append(ResultsObjectChange(object: object, type: .insert, newID: entry.id, newIndex: offset,
@@ -135,7 +135,7 @@ extension AnyFetchedResultsController {
         var replacedPlaces: [(leaving: Leaving, entry: ResultsEntry, newIndex: Int)] = []
         for leaving in replaced {
             guard let entry = arrivingEntries[ObjectIdentifier(leaving.object)],
-                let offset = index.position(of: entry.id, keys: entry.keys)
+                let offset = index.position(of: entry.id, order: entry.order)
             else { continue }
             arrivingNewIndexes.append(offset)
             replacedPlaces.append((leaving, entry, offset))
@@ -151,7 +151,7 @@ extension AnyFetchedResultsController {
                 newPath: indexPath(forGlobalIndex: place.newIndex)))
         }
         for leaving in updatedInPlace {
-            guard let offset = index.position(of: leaving.id, keys: leaving.keys) else { continue }
+            guard let offset = index.position(of: leaving.id, order: leaving.order) else { continue }
             changes.append(ResultsObjectChange(object: leaving.object, type: .update, oldID: leaving.id,
                 newID: leaving.id, oldIndex: leaving.oldIndex, newIndex: offset,
                 oldPath: oldPath(leaving.oldIndex), newPath: indexPath(forGlobalIndex: offset)))
@@ -172,7 +172,7 @@ extension AnyFetchedResultsController {
         // Each new section, at the position of its first object, after the section before that object.
         var firstPositions: [Int32: (position: Int, count: Int)] = [:]
         for entry in newSectionArrivals {
-            let position = index.position(of: entry.id, keys: entry.keys) ?? 0
+            let position = index.position(of: entry.id, order: entry.order) ?? 0
             let known = firstPositions[entry.section]
             firstPositions[entry.section] = (min(known?.position ?? position, position), (known?.count ?? 0) + 1)
         }
@@ -183,7 +183,7 @@ extension AnyFetchedResultsController {
         runs.removeEmptyRuns()
         // Every arrival must now sit in its own section's run; otherwise the order split a section.
         for entry in arrivals {
-            guard let position = index.position(of: entry.id, keys: entry.keys) else { continue }
+            guard let position = index.position(of: entry.id, order: entry.order) else { continue }
             let (run, _) = runs.locate(position)
             if runs.sections[run] != entry.section {
                 runs = SectionRuns(of: index.allEntries)
@@ -214,15 +214,14 @@ extension AnyFetchedResultsController {
                 replace.append(placement.object)
                 continue
             }
-            guard let keys = placedKeys[placement.id], let offset = index.position(of: placement.id, keys: keys) else {
-                continue
-            }
-            let newOrder = ordering.orderBytes(keys, newID)
+            guard let order = placedOrders[placement.id], let offset = index.position(of: placement.id, order: order)
+            else { continue }
+            let newOrder = ordering.orderBytes(index[offset].keys, newID)
             let fitsBefore = offset == 0 || RowOrdering.compare(index[offset - 1].order, newOrder) < 0
             let fitsAfter = offset + 1 >= index.count || RowOrdering.compare(newOrder, index[offset + 1].order) < 0
-            if fitsBefore, fitsAfter, index.replaceID(placement.id, keys: keys, with: newID) {
-                placedKeys[placement.id] = nil
-                placedKeys[newID] = keys
+            if fitsBefore, fitsAfter, index.replaceID(placement.id, order: order, with: newID) {
+                placedOrders[placement.id] = nil
+                placedOrders[newID] = newOrder
                 temporaryPlacements[key] = nil
             } else {
                 replace.append(placement.object)
@@ -236,7 +235,7 @@ extension AnyFetchedResultsController {
     func invalidateContent() {
         index = ResultsIndex(ordering: ordering)
         runs = SectionRuns()
-        placedKeys = [:]
+        placedOrders = [:]
         temporaryPlacements = TemporaryPlacements()
         loadedBatches = []
         hasFetched = false

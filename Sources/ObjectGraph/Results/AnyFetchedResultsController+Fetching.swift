@@ -52,7 +52,7 @@ extension AnyFetchedResultsController {
 
         index = ResultsIndex(sorted: entries, ordering: ordering)
         runs = SectionRuns(of: entries)
-        placedKeys = Dictionary(entries.map { ($0.id, $0.keys) }, uniquingKeysWith: { first, _ in first })
+        placedOrders = Dictionary(entries.map { ($0.id, $0.order) }, uniquingKeysWith: { first, _ in first })
         temporaryPlacements = TemporaryPlacements()
         for entry in entries where entry.id.isTemporaryID {
             if let object = managedObjectContext.registered(entry.id) {

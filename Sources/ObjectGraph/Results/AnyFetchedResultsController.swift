@@ -37,8 +37,9 @@ open class AnyFetchedResultsController {
     var index: ResultsIndex
     var runs = SectionRuns()
     var names = SectionNames()
-    /// The keys each result was placed by, under the ID it was placed with.
-    var placedKeys: [ManagedObjectID: [AttributeValue]] = [:]
+    /// The order bytes each result was placed at (its entry's ``ResultsEntry/order``, sharing its storage),
+    /// under the ID it was placed with: how a changed object's old place is found.
+    var placedOrders: [ManagedObjectID: [UInt8]] = [:]
     /// Results placed under a temporary ID, by object: their ID changes when they are saved.
     var temporaryPlacements = TemporaryPlacements()
     var hasFetched = false
@@ -152,8 +153,8 @@ open class AnyFetchedResultsController {
     /// The index path of `object`, or nil when it is not in the results.
     public func indexPath(forObject object: ManagedObject) -> IndexPath? {
         adoptNewObjectIDs()
-        guard let id = placementID(of: object), let keys = placedKeys[id],
-            let offset = index.position(of: id, keys: keys)
+        guard let id = placementID(of: object), let order = placedOrders[id],
+            let offset = index.position(of: id, order: order)
         else { return nil }
         return indexPath(forGlobalIndex: offset)
     }
@@ -162,7 +163,7 @@ open class AnyFetchedResultsController {
     public func indexPath(forObjectID objectID: ManagedObjectID) -> IndexPath? {
         adoptNewObjectIDs()
         if let object = managedObjectContext.registered(objectID) { return indexPath(forObject: object) }
-        guard let keys = placedKeys[objectID], let offset = index.position(of: objectID, keys: keys) else {
+        guard let order = placedOrders[objectID], let offset = index.position(of: objectID, order: order) else {
             return nil
         }
         return indexPath(forGlobalIndex: offset)
@@ -197,7 +198,7 @@ open class AnyFetchedResultsController {
 
     /// The ID an object's result was placed under: its own, or the temporary ID it had when placed.
     func placementID(of object: ManagedObject) -> ManagedObjectID? {
-        if placedKeys[object.objectID] != nil { return object.objectID }
+        if placedOrders[object.objectID] != nil { return object.objectID }
         return temporaryPlacements[ObjectIdentifier(object)]?.id
     }
 

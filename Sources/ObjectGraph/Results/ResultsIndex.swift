@@ -142,9 +142,8 @@ struct ResultsIndex: Sendable {
         }
     }
 
-    /// Where the entry with `id`, placed by `keys`, is: (chunk, offset), or nil when it is not there.
-    private func find(_ keys: [AttributeValue], _ id: ManagedObjectID) -> (Int, Int)? {
-        let order = ordering.orderBytes(keys, id)
+    /// Where the entry with `id`, placed at `order`, is: (chunk, offset), or nil when it is not there.
+    private func find(_ order: [UInt8], _ id: ManagedObjectID) -> (Int, Int)? {
         let chunk = chunkIndex(for: order)
         if chunk < chunks.count {
             let offset = offset(in: chunk, for: order)
@@ -157,16 +156,16 @@ struct ResultsIndex: Sendable {
         return nil
     }
 
-    /// The position of the entry with `id` that was placed by `keys`, or nil.
-    mutating func position(of id: ManagedObjectID, keys: [AttributeValue]) -> Int? {
-        guard let (chunk, offset) = find(keys, id) else { return nil }
+    /// The position of the entry with `id` that was placed at `order`, or nil.
+    mutating func position(of id: ManagedObjectID, order: [UInt8]) -> Int? {
+        guard let (chunk, offset) = find(order, id) else { return nil }
         refreshStarts()
         return chunkStarts[chunk] + offset
     }
 
-    /// The entry with `id` placed by `keys` and its position, or nil.
-    mutating func locate(_ id: ManagedObjectID, keys: [AttributeValue]) -> (entry: ResultsEntry, position: Int)? {
-        guard let (chunk, offset) = find(keys, id) else { return nil }
+    /// The entry with `id` placed at `order` and its position, or nil.
+    mutating func locate(_ id: ManagedObjectID, order: [UInt8]) -> (entry: ResultsEntry, position: Int)? {
+        guard let (chunk, offset) = find(order, id) else { return nil }
         refreshStarts()
         return (chunks[chunk][offset], chunkStarts[chunk] + offset)
     }
@@ -207,10 +206,10 @@ struct ResultsIndex: Sendable {
         startsAreCurrent = false
     }
 
-    /// Gives the entry with `oldID` placed by `keys` the ID `newID` in place (a temporary ID that became
+    /// Gives the entry with `oldID` placed at `order` the ID `newID` in place (a temporary ID that became
     /// permanent); the caller checks that the order is unchanged.
-    mutating func replaceID(_ oldID: ManagedObjectID, keys: [AttributeValue], with newID: ManagedObjectID) -> Bool {
-        guard let (chunk, offset) = find(keys, oldID) else { return false }
+    mutating func replaceID(_ oldID: ManagedObjectID, order: [UInt8], with newID: ManagedObjectID) -> Bool {
+        guard let (chunk, offset) = find(order, oldID) else { return false }
         chunks[chunk][offset] = chunks[chunk][offset].withID(newID, ordering: ordering)
         return true
     }
