@@ -38,11 +38,11 @@ struct ResultsEntry: Sendable {
     }
 }
 
-/// The fetched results in order: a sorted sequence of entries split into chunks of a few hundred, so
+/// The fetched results in order: a sorted sequence of entries split into chunks of one to two hundred, so
 /// that finding, inserting and removing an entry costs O(log n) comparisons plus a short in-chunk move,
 /// and reading the entry at a position costs O(log n).
 ///
-/// Chunk start offsets are recomputed lazily (one pass over the chunks, n / 256 additions) the first time
+/// Chunk start offsets are recomputed lazily (one pass over the chunks, n / 128 additions) the first time
 /// a position is asked for after a change, so a batch of k changes pays for it once.
 struct ResultsIndex: Sendable {
     private(set) var chunks: [[ResultsEntry]] = []
@@ -51,10 +51,11 @@ struct ResultsIndex: Sendable {
     private(set) var count = 0
     let ordering: RowOrdering
 
-    /// Chunks split in two when they grow past this size.
-    static let maximumChunkSize = 512
+    /// Chunks split in two when they grow past this size. Inserting or removing moves half a chunk of
+    /// entries on average, so smaller chunks make each change cheaper; the chunk offsets grow as n / 128.
+    static let maximumChunkSize = 256
     /// The size of the chunks of a freshly built index.
-    static let initialChunkSize = 256
+    static let initialChunkSize = 128
 
     init(ordering: RowOrdering) {
         self.ordering = ordering

@@ -37,7 +37,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// The stores added so far, in the order they were added (which is the order entities are routed in).
     public var persistentStores: [PersistentStore] { stores.withLock { $0 } }
 
-    /// The most rows the coordinator's row cache keeps (100,000 by default); the least recently used go first
+    /// The most rows the coordinator's row cache keeps (10,000 by default); the least recently used go first
     /// when it is full. Lower it when rows are large, raise it when a working set of more rows is re-read often.
     public var rowCacheCapacity: Int {
         get { rowCache.withLock { $0.capacity } }

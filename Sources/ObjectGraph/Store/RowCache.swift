@@ -9,8 +9,10 @@
 ///
 /// Not thread-safe by itself: the coordinator keeps it behind a mutex.
 struct RowCache {
-    /// Default bound on the number of cached rows.
-    static let defaultCapacity = 100_000
+    /// Default bound on the number of cached rows: enough for several saves' worth of merges and a few
+    /// screens of faults, while a row of a dozen values costs about 1 KB (so ~10 MB at most) — a
+    /// bound of 100,000 held ~100 MB while scrolling a large store.
+    static let defaultCapacity = 10_000
 
     /// The most rows kept; 0 turns caching off. Lowering it below the current count empties the cache.
     var capacity: Int = RowCache.defaultCapacity {
