@@ -127,10 +127,11 @@ extension ManagedObjectContext {
     private func resolvedSaveRequest(
         _ inserted: inout [ManagedObject], _ updated: inout [ManagedObject], _ deleted: inout [ManagedObject]
     ) throws(ObjectGraphError) -> StoreSaveRequest {
-        try resolveUniquenessConflicts()
-        inserted = insertedObjectsInOrder()
-        updated = Array(updatedObjectsByIdentity.values)
-        deleted = Array(deletedObjectsByIdentity.values)
+        if try resolveUniquenessConflicts() {
+            inserted = insertedObjectsInOrder()
+            updated = Array(updatedObjectsByIdentity.values)
+            deleted = Array(deletedObjectsByIdentity.values)
+        }
         return saveRequest(inserted: inserted, updated: updated, deleted: deleted)
     }
 

@@ -12,8 +12,10 @@ import SQLiteStorage
 /// catch what races past this check; the save then resolves again.
 extension ManagedObjectContext {
     /// Resolves the constraint conflicts of the objects inserted in this context.
-    func resolveUniquenessConflicts() throws(ObjectGraphError) {
-        guard let model = persistentStoreCoordinator?.managedObjectModel else { return }
+    /// Returns whether any inserted object had constraints to check (only then can objects have changed).
+    @discardableResult
+    func resolveUniquenessConflicts() throws(ObjectGraphError) -> Bool {
+        guard let model = persistentStoreCoordinator?.managedObjectModel else { return false }
         var constraintsByEntity: [String: [[Int]]] = [:]
         var byEntity: [String: [ManagedObject]] = [:]
         for object in insertedObjectsByIdentity.values {
@@ -31,7 +33,9 @@ extension ManagedObjectContext {
             }
         }
         if !conflicts.isEmpty { throw .constraintConflicts(conflicts) }
+        guard !byEntity.isEmpty else { return false }
         processPendingChanges()
+        return true
     }
 
     /// The attribute indexes of each uniqueness constraint of `entity` and its ancestors (constraints
