@@ -38,6 +38,9 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
     private let relationshipIndexByName: [String: Int]
     /// Indexes (into ``attributes``) of the attributes that are stored, in model order.
     let persistentAttributeIndexes: [Int]
+    /// Indexes (into ``attributes``) of the attributes whose values an SQLite store may keep in files
+    /// (``AttributeDescription/allowsExternalBinaryDataStorage``); usually empty.
+    let externalBinaryAttributeIndexes: [Int]
 
     /// Creates an entity from its own properties.
     ///
@@ -73,6 +76,7 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
         attributeIndexByName = Self.index(attributes.map(\.name))
         relationshipIndexByName = Self.index(relationships.map(\.name))
         persistentAttributeIndexes = attributes.indices.filter { !attributes[$0].isTransient }
+        externalBinaryAttributeIndexes = attributes.indices.filter { attributes[$0].storesBinaryExternally }
     }
 
     /// The same entity with `parent`'s (resolved) properties inherited, and its class replaced by
@@ -97,6 +101,7 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
         attributeIndexByName = Self.index(allAttributes.map(\.name))
         relationshipIndexByName = Self.index(allRelationships.map(\.name))
         persistentAttributeIndexes = allAttributes.indices.filter { !allAttributes[$0].isTransient }
+        externalBinaryAttributeIndexes = allAttributes.indices.filter { allAttributes[$0].storesBinaryExternally }
     }
 
     private static func index(_ names: [String]) -> [String: Int] {

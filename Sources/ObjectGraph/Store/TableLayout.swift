@@ -25,6 +25,9 @@ struct TableLayout: Sendable {
     /// The entity's stored to-one relationships: relationship index → foreign-key column (and, when the
     /// destination belongs to an inheritance tree, the column holding the destination's `Z_ENT`).
     let foreignKeys: [ForeignKey]
+    /// Where the entity's external-storage attributes keep large values; nil when it has none (see
+    /// ``ExternalBinaryStorage``). Reading a row decodes their columns into bytes or file references.
+    var externalStorage: ExternalBinaryStorage? = nil
 
     /// A to-one relationship's columns.
     struct ForeignKey: Sendable {
@@ -80,6 +83,9 @@ struct TableLayout: Sendable {
             let type = entity.attributes[column.attributeIndex].attributeType
             values[column.attributeIndex] = AttributeValue(
                 sqliteValue: statement.value(at: Int32(column.position + 3)), type: type)
+        }
+        if let externalStorage {
+            for index in entity.externalBinaryAttributeIndexes { values[index] = externalStorage.decode(values[index]) }
         }
         var toOne = [ManagedObjectID?](repeating: nil, count: entity.relationships.count)
         for key in foreignKeys where !statement.isNull(at: Int32(key.position + 3)) {
