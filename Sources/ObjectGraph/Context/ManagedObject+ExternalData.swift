@@ -84,6 +84,17 @@ extension ManagedObject {
         return values
     }
 
+    /// Puts back the saved reference where ``storage`` holds the very bytes read from it (undo restored them),
+    /// so that the value counts as unchanged and a save keeps its file.
+    func reattachExternalReferences() {
+        guard let committed, !externalDataCache.isEmpty else { return }
+        for (index, cached) in externalDataCache where index < storage.count && index < committed.count {
+            if cached.reference == committed[index], case .binary(let data) = storage[index], data == cached.data {
+                storage[index] = cached.reference
+            }
+        }
+    }
+
     /// Forgets cached bytes whose reference the object no longer holds.
     func pruneExternalDataCache() {
         guard !externalDataCache.isEmpty else { return }

@@ -117,6 +117,7 @@ extension ManagedObjectContext {
         for record in group.records {
             let object = record.object
             for (index, value) in record.attributes { object.storage[index] = value }
+            if !record.attributes.isEmpty { object.reattachExternalReferences() }
             for (index, contents) in record.relationships { restoreRelationship(object, index, contents) }
         }
         for record in group.records {
