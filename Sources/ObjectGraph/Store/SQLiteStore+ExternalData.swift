@@ -39,6 +39,7 @@ extension SQLiteStore {
         guard let storage = layout.externalStorage else { return values }
         var result = values
         for index in layout.entity.externalBinaryAttributeIndexes where index < values.count {
+            if case .null = values[index] { continue }  // nil stays NULL (no copy of the values on this path)
             result[index] = try storage.encode(values[index], keeping: nil, changes: changes)
         }
         return result
