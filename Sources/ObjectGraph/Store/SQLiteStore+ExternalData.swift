@@ -16,6 +16,12 @@ import SQLiteStorage
 extension SQLiteStore {
     /// Runs a write (`body`, which commits its transaction) with its external files: files it created are
     /// removed when it throws, files it let go of are removed once it returned.
+    ///
+    /// One exception: when the commit itself fails (an I/O error or a full disk in `COMMIT`), SQLite may have
+    /// left the transaction's frames in the WAL, complete, and a crash before the next write would bring the
+    /// commit back (see IOFaultTests' "crash right after a failed WAL sync"); its rows would then name the files.
+    /// So those files stay until the next write commits (which rules that out) and are removed then, or by the
+    /// next open's clean-up.
     func withExternalDataChanges<T>(_ body: (ExternalDataChanges) throws(ObjectGraphError) -> T)
         throws(ObjectGraphError) -> T
     {
@@ -24,10 +30,19 @@ extension SQLiteStore {
         do {
             result = try body(changes)
         } catch {
-            changes.discardCreated()
+            if changes.reachedCommit {
+                filesOfFailedCommits.withLock { $0 += changes.created }
+            } else {
+                changes.discardCreated()
+            }
             throw error
         }
         changes.removeObsolete()
+        let leftovers = filesOfFailedCommits.withLock { files in
+            defer { files = [] }
+            return files
+        }
+        for url in leftovers { try? FileManager.default.removeItem(at: url) }
         return result
     }
 

@@ -27,6 +27,9 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
     let externalStorage: ExternalBinaryStorage
     /// Whether any entity has an attribute that allows external storage.
     let hasExternalBinaryAttributes: Bool
+    /// Files written by saves whose commit failed, removed once a later write commits (see
+    /// ``withExternalDataChanges(_:)``).
+    let filesOfFailedCommits = Locked<[URL]>([])
     private let readers = Locked<[SQLiteConnection]>([])
     private static let maximumIdleReaders = 4
     /// How many read operations (each one query, or one chunked key lookup) the store has run; tests use it to
