@@ -80,6 +80,10 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
     /// A batch request cannot be applied by the store as asked (a delete rule that would reach another
     /// store, say); `reason` says why. Nothing was written.
     case batchRequestRefused(entity: String, reason: String)
+    /// The value of an attribute stored outside the database (``AttributeDescription/allowsExternalBinaryDataStorage``)
+    /// cannot be read from its file at `path` — removed or replaced by hand, or deleted by a later save before this
+    /// (lazy) read; `reason` says what failed.
+    case externalDataUnavailable(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -135,6 +139,8 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
                 + "Nothing was deleted."
         case let .batchRequestRefused(entity, reason):
             "Batch request on '\(entity)' refused: \(reason). Nothing was written."
+        case let .externalDataUnavailable(path, reason):
+            "The externally stored value in \(path) cannot be read: \(reason)."
         }
     }
 }

@@ -25,6 +25,8 @@ struct StoreReport {
     var entities: [EntityLine]
     /// Why rows could not be counted, when they could not.
     var countProblem: String?
+    /// The files of values stored outside the database (external binary storage).
+    var externalData: ExternalBinaryDataUsage? = nil
 
     /// The report as text.
     func rendered() -> String {
@@ -36,6 +38,10 @@ struct StoreReport {
             "Model:               \(modelPath)",
             "Model version hash:  \(modelVersionHash.hexString)",
         ]
+        if let externalData, externalData.fileCount > 0 {
+            lines.append("External data:       \(externalData.fileCount) file\(externalData.fileCount == 1 ? "" : "s"), "
+                + "\(externalData.byteCount) bytes in \(externalData.folder.path)")
+        }
         lines.append(
             matches
                 ? "Matches the model:   yes"
@@ -101,7 +107,8 @@ enum StoreInspector {
         }
         return StoreReport(storePath: storeURL.path, metadata: metadata,
             storeVersionName: versionName(of: metadata, modelPath: modelPath), modelPath: modelPath,
-            modelVersionHash: model.versionHash, matches: matches, entities: entities, countProblem: countProblem)
+            modelVersionHash: model.versionHash, matches: matches, entities: entities, countProblem: countProblem,
+            externalData: PersistentStoreCoordinator.externalBinaryDataUsage(ofStoreAt: storeURL))
     }
 
     /// The model version that wrote the store: the metadata's, or the last version of the bundle at

@@ -23,6 +23,8 @@
 // migrates it in place (lightweight migration, one transaction): it prints `M` before adding the store and `D`
 // once the store is added, so the migration kill test can kill it in the middle.
 //
+// `--external` runs the external binary data steps instead (see ExternalDataSteps.swift).
+//
 // `--fault` deliberately breaks the importer, so the test can show that its checks catch real damage:
 // `redo-last` resumes one batch too early (duplicate sequence numbers), `tear-batch` saves the first half of the
 // batch after the last one present in its own save and then kills itself (a torn batch).
@@ -68,6 +70,7 @@ struct Options {
     var walAutocheckpoint: Int?
     var fault: String?
     var migrateBundle: String?
+    var external = false
 
     init(_ arguments: [String]) {
         var rest = arguments.makeIterator()
@@ -84,6 +87,8 @@ struct Options {
                     fail(2, "--wal-autocheckpoint needs P >= 0")
                 }
                 walAutocheckpoint = value
+            case "--external":
+                external = true
             case "--migrate":
                 guard let value = rest.next() else { fail(2, "--migrate needs a model bundle") }
                 migrateBundle = value
@@ -181,7 +186,13 @@ func migrate(_ options: Options, bundle: String) throws {
 
 do {
     let options = Options(Array(CommandLine.arguments.dropFirst()))
-    if let bundle = options.migrateBundle { try migrate(options, bundle: bundle) } else { try run(options) }
+    if let bundle = options.migrateBundle {
+        try migrate(options, bundle: bundle)
+    } else if options.external {
+        try runExternalSteps(options)
+    } else {
+        try run(options)
+    }
 } catch {
     fail(4, "\(error)")
 }

@@ -22,7 +22,11 @@ enum PersonDetailView {
         let stored = person.entity.attributes.filter { !$0.isTransient && $0.userInfo["derivedFrom"] == nil }
         let keys = order.filter { key in stored.contains { $0.name == key } }
             + stored.map(\.name).filter { !order.contains($0) }.sorted()
-        var lines = keys.map { key in (labels[key] ?? key, text(for: person.value(forKey: key))) }
+        var lines = keys.map { key in
+            // A value kept in a file beside the store is shown by its size, without reading the file.
+            if let size = person.externalDataSize(forKey: key) { return (labels[key] ?? key, dataSize(size) + " (external)") }
+            return (labels[key] ?? key, text(for: person.value(forKey: key)))
+        }
         lines.append(("Company", person.company.map { $0.name.isEmpty ? "—" : $0.name } ?? "—"))
         let tags = person.tags.map(\.name).sorted { StringFolding.folded($0) < StringFolding.folded($1) }
         lines.append(("Tags", tags.isEmpty ? "—" : tags.joined(separator: ", ")))
@@ -31,7 +35,7 @@ enum PersonDetailView {
         return lines
     }
 
-    /// A value as the detail view shows it: `—` for no value, dates in UTC, data by size.
+    /// A value as the detail view shows it: `—` for no value, dates in UTC, data by size (see ``dataSize(_:)``).
     static func text(for value: AttributeValue) -> String {
         switch value {
         case .null: return "—"
@@ -42,9 +46,14 @@ enum PersonDetailView {
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = [.withFullDate, .withSpaceBetweenDateAndTime, .withTime, .withColonSeparatorInTime]
             return formatter.string(from: date) + " UTC"
-        case .binary(let data): return "\(NumberText.grouped(data.count)) bytes"
+        case .binary(let data): return dataSize(data.count)
         case let other: return other.description
         }
+    }
+
+    /// A size in bytes as the view shows it: `812 bytes`, `14 KB`, `142 KB` (1 KB = 1,024 bytes).
+    static func dataSize(_ bytes: Int) -> String {
+        bytes < 1_024 ? "\(NumberText.grouped(bytes)) bytes" : "\(NumberText.grouped((bytes + 512) / 1_024)) KB"
     }
 
     /// Draws the view of `person` in `rect`.

@@ -125,6 +125,7 @@ public final class PersonImporter: Sendable {
                         person.update(from: record)
                         return person
                     }
+                    GeneratedAvatars.attach(people, records: records)
                     do {
                         try GeneratedAffiliations.attach(people, records: records, in: context)
                         return []

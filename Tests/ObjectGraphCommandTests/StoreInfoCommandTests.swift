@@ -1,4 +1,5 @@
 import Foundation
+import ObjectGraph
 import Testing
 import TestSupport
 
@@ -81,5 +82,42 @@ struct StoreInfoCommandTests {
         #expect(garbage.status != 0)
         #expect(garbage.standardError.contains("text.sqlite"))
         #expect(garbage.standardError.contains("not"), "\(garbage.standardError)")
+    }
+}
+
+/// `objectgraph store-info` on a store with external binary data: the number and size of the files.
+@Suite("objectgraph store-info: external binary data")
+struct StoreInfoExternalDataTests {
+    @Test("the files of values stored outside the database are counted and their size summed")
+    func externalData() throws {
+        let folder = TemporaryDirectory(prefix: "objectgraph-store-info-external")
+        let modelURL = try ModelFixtures.write("""
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" sourceLanguage="Swift">
+                <entity name="Photo" syncable="YES">
+                    <attribute name="title" optional="YES" attributeType="String"/>
+                    <attribute name="image" optional="YES" attributeType="Binary" allowsExternalBinaryDataStorage="YES"/>
+                </entity>
+            </model>
+            """, named: "Photos", in: folder.url)
+        let storeURL = folder.file("photos.sqlite")
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel.load(contentsOf: modelURL))
+        var options = PersistentStoreOptions()
+        options.externalBinaryDataThreshold = 100
+        try coordinator.addPersistentStore(ofType: .sqlite, configurationName: nil, at: storeURL, options: options)
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+            for (title, size) in [("small", 10), ("large", 1_000), ("larger", 2_345)] {
+                let photo = try context.insertNewObject(forEntityName: "Photo")
+                photo["title"] = title
+                photo["image"] = Data(count: size)
+            }
+            try context.save()
+        }
+        let output = try ObjectGraphTool.succeed(["store-info", "--model", modelURL.path, "--store", storeURL.path])
+        let line = try #require(output.split(separator: "\n").first { $0.hasPrefix("External data:") }, "\(output)")
+        #expect(line.hasPrefix("External data:       2 files, 3345 bytes in "), "\(line)")
+        #expect(line.hasSuffix(".photos_SUPPORT/_EXTERNAL_DATA"), "\(line)")
     }
 }

@@ -50,6 +50,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var faultFlag = false
     /// Whether a fault already holds its values (from the fetch that made it), so firing it needs no query.
     var faultHoldsValues = false
+    /// Bytes read from external files, by attribute index, with the reference (in ``storage``) they were read
+    /// for (see ``ExternalBinaryReference``).
+    var externalDataCache: [Int: (reference: AttributeValue, data: Data)] = [:]
 
     /// Creates an object of `entity` and, when `context` is given, inserts it there (as Core Data's
     /// `init(entity:insertInto:)`). Every attribute starts with its default value.
@@ -129,7 +132,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
             context?.checkQueue("reading \(entity.name).\(entity.attributes[index].name)")
             if faultFlag { context?.fulfillFault(self) }
         }
-        return storage[index]
+        let value = storage[index]
+        // A saved value kept in a file beside the store is read now, on first use.
+        if case .uri = value { return (try? externalValue(value, at: index)) ?? .null }
+        return value
     }
 
     func setValue(_ value: AttributeValue, at index: Int) {
@@ -146,7 +152,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The persistent values changed since the object was last saved or fetched, by key.
     public func changedValues() -> [String: AttributeValue] {
         var result: [String: AttributeValue] = [:]
-        for index in changedAttributes { result[entity.attributes[index].name] = storage[index] }
+        for index in changedAttributes {
+            result[entity.attributes[index].name] = (try? externalValue(storage[index], at: index)) ?? .null
+        }
         return result
     }
 
@@ -156,7 +164,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         var result: [String: AttributeValue] = [:]
         for name in names {
             guard let index = entity.attributeIndex(named: name) else { continue }
-            result[name] = committed?[index] ?? .null
+            result[name] = (try? externalValue(committed?[index] ?? .null, at: index)) ?? .null
         }
         return result
     }

@@ -21,6 +21,7 @@ extension ManagedObjectContext {
             object.changedAttributes = []
             object.discardRelationshipChanges()
             object.storage = object.entity.attributes.map(\.defaultValue)
+            object.externalDataCache = [:]
             object.faultFlag = true
             object.didTurnIntoFault()
         }
@@ -45,6 +46,7 @@ extension ManagedObject {
         }
         storage = values
         committed = row.values
+        pruneExternalDataCache()
         rowVersion = row.version
         adoptStoredRelationships(row)
         faultFlag = false

@@ -83,18 +83,20 @@ extension ManagedObjectContext {
             registry[permanent] = object
             object.insertedFlag = false
             object.changedAttributes = []
-            object.committed = insert.values
+            let values = object.adoptExternalReferences(result.externalValues[permanent], saved: insert.values)
+            object.committed = values
             object.rowVersion = result.versions[permanent] ?? 1
             insertedIDs.insert(permanent)
-            snapshots[permanent] = RowSnapshot(objectID: permanent, values: insert.values, version: object.rowVersion)
+            snapshots[permanent] = RowSnapshot(objectID: permanent, values: values, version: object.rowVersion)
         }
         var updatedIDs: Set<ManagedObjectID> = []
         for (object, update) in zip(updated, request.updates) {
             object.changedAttributes = []
-            object.committed = update.values
+            let values = object.adoptExternalReferences(result.externalValues[object.objectID], saved: update.values)
+            object.committed = values
             object.rowVersion = result.versions[object.objectID] ?? object.rowVersion + 1
             updatedIDs.insert(object.objectID)
-            snapshots[object.objectID] = RowSnapshot(objectID: object.objectID, values: update.values, version: object.rowVersion)
+            snapshots[object.objectID] = RowSnapshot(objectID: object.objectID, values: values, version: object.rowVersion)
         }
         var deletedIDs: Set<ManagedObjectID> = []
         for object in deleted {

@@ -117,6 +117,7 @@ extension ManagedObjectContext {
         for record in group.records {
             let object = record.object
             for (index, value) in record.attributes { object.storage[index] = value }
+            if !record.attributes.isEmpty { object.reattachExternalReferences() }
             for (index, contents) in record.relationships { restoreRelationship(object, index, contents) }
         }
         for record in group.records {
@@ -135,7 +136,7 @@ extension ManagedObjectContext {
         let object = record.object
         var current = UndoGroup.ObjectRecord(object: object, lifecycle: undoLifecycle(of: object))
         current.lifecycleChanged = record.lifecycleChanged
-        for index in record.attributes.keys { current.attributes[index] = object.storage[index] }
+        for index in record.attributes.keys { current.attributes[index] = object.undoValue(at: index) }
         for index in record.relationships.keys {
             current.relationships[index] = undoContents(of: object, relationship: index)
         }
@@ -418,9 +419,11 @@ struct UndoGroup {
         switch property {
         case .lifecycle:
             records[position].lifecycleChanged = true
+            // A deletion that a save makes final removes the object's files; undoing it needs the bytes.
+            object.inlineExternalValues()
         case .attribute(let index):
             if records[position].attributes[index] == nil {
-                records[position].attributes[index] = object.storage[index]
+                records[position].attributes[index] = object.undoValue(at: index)
             }
         case .relationship(let index):
             if records[position].relationships[index] == nil {

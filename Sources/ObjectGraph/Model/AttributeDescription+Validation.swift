@@ -10,14 +10,17 @@ extension AttributeDescription {
     /// Checks `value` against the attribute's type, optionality and validation rules, as Core Data's
     /// `validateValue(_:forKey:)` does; returns why it fails, or nil when it is valid.
     func validationFailureReason(for value: AttributeValue) -> String? {
-        guard accepts(value) else { return "\(value) is not a valid \(attributeType) value" }
+        // A saved value kept in a file beside the store (see ExternalBinaryReference) is measured by its file.
+        let external = storesBinaryExternally ? ExternalBinaryReference(value) : nil
+        guard external != nil || accepts(value) else { return "\(value) is not a valid \(attributeType) value" }
         if value.isNull { return isOptional || isTransient ? nil : "a value is required" }
         guard hasValueRules else { return nil }
+        if external != nil, minimum == nil, maximum == nil { return nil }
         let measured: AttributeValue
         switch value {
         case .string(let text): measured = .integer(Int64(text.count))
         case .binary(let data): measured = .integer(Int64(data.count))
-        default: measured = value
+        default: measured = external.map { .integer(Int64($0.size ?? 0)) } ?? value
         }
         if let minimum, measured.storeOrder(comparedTo: minimum) < 0 { return "\(value) is below the minimum \(minimum)" }
         if let maximum, measured.storeOrder(comparedTo: maximum) > 0 { return "\(value) is above the maximum \(maximum)" }

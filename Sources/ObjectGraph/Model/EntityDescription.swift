@@ -43,6 +43,9 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
     /// Each attribute's type and whether it is transient, by position: read on every `setValue` without
     /// copying the attribute's description.
     let attributeKinds: [(type: AttributeType, isTransient: Bool)]
+    /// Indexes (into ``attributes``) of the attributes whose values an SQLite store may keep in files
+    /// (``AttributeDescription/allowsExternalBinaryDataStorage``); usually empty.
+    let externalBinaryAttributeIndexes: [Int]
 
     /// Creates an entity from its own properties.
     ///
@@ -80,6 +83,7 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
         persistentAttributeIndexes = attributes.indices.filter { !attributes[$0].isTransient }
         valueChecks = Self.valueChecks(attributes)
         attributeKinds = attributes.map { ($0.attributeType, $0.isTransient) }
+        externalBinaryAttributeIndexes = attributes.indices.filter { attributes[$0].storesBinaryExternally }
     }
 
     /// The same entity with `parent`'s (resolved) properties inherited, and its class replaced by
@@ -106,6 +110,7 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
         persistentAttributeIndexes = allAttributes.indices.filter { !allAttributes[$0].isTransient }
         valueChecks = Self.valueChecks(allAttributes)
         attributeKinds = allAttributes.map { ($0.attributeType, $0.isTransient) }
+        externalBinaryAttributeIndexes = allAttributes.indices.filter { allAttributes[$0].storesBinaryExternally }
     }
 
     private static func valueChecks(_ attributes: [AttributeDescription]) -> [AttributeValueCheck] {

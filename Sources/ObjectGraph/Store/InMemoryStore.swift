@@ -269,6 +269,9 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
 
     func save(_ request: StoreSaveRequest) throws(ObjectGraphError) -> StoreSaveResult {
         guard !isReadOnly else { throw .readOnlyStore(store: "in-memory \(identifier)") }
+        // Every value stays in memory: a reference to a file of an SQLite store (an object that came from one
+        // before a migration) is read now.
+        let request = try ExternalBinaryReference.inlined(request)
         let result: Result<StoreSaveResult, ObjectGraphError> = state.withLock { state in
             // Check every expectation before changing anything: all or nothing.
             var conflicts: [MergeConflict] = []

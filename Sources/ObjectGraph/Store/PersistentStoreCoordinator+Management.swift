@@ -250,16 +250,20 @@ extension PersistentStoreCoordinator {
         }
     }
 
-    /// Creates an SQLite store at `destination` holding `contents`, with the UUID `identifier`.
-    private func writeNewSQLiteStore(_ contents: StoreContents, identifier: String, at destination: URL)
-        throws(ObjectGraphError)
-    {
+    /// Creates an SQLite store at `destination` holding `contents`, with the UUID `identifier`; values of
+    /// external-storage attributes from `externalThreshold` bytes go to files.
+    private func writeNewSQLiteStore(
+        _ contents: StoreContents, identifier: String, at destination: URL,
+        externalThreshold: Int = ExternalBinaryStorage.defaultThreshold
+    ) throws(ObjectGraphError) {
+        var options = PersistentStoreOptions()
+        options.externalBinaryDataThreshold = externalThreshold
         // Created with a UUID of its own, then given the source's, then reopened so that the rows' IDs name it.
-        let created = try SQLiteStore(path: destination.path, model: managedObjectModel)
+        let created = try SQLiteStore(path: destination.path, model: managedObjectModel, options: options)
         defer { created.closeConnections() }
         try created.adoptIdentity(identifier, userInfo: contents.userInfo)
         created.closeConnections()
-        let filling = try SQLiteStore(path: destination.path, model: managedObjectModel)
+        let filling = try SQLiteStore(path: destination.path, model: managedObjectModel, options: options)
         defer { filling.closeConnections() }
         guard filling.identifier == identifier else {
             throw .notAnObjectGraphStore(path: destination.path, reason: "its UUID could not be set to \(identifier)")
@@ -291,7 +295,8 @@ extension PersistentStoreCoordinator {
                     try StoreFiles.copySupportDirectory(from: file, to: destination, replacing: false)
                 } else {
                     let contents = try StoreContents.read(from: store, model: managedObjectModel)
-                    try writeNewSQLiteStore(contents, identifier: store.identifier, at: destination)
+                    try writeNewSQLiteStore(contents, identifier: store.identifier, at: destination,
+                        externalThreshold: options.externalBinaryDataThreshold)
                 }
             }
             do {

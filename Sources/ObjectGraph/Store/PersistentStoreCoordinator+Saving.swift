@@ -34,6 +34,7 @@ extension PersistentStoreCoordinator {
             let partial = try part.store.backend.save(part.request)
             result.permanentIDs.merge(partial.permanentIDs) { _, new in new }
             result.versions.merge(partial.versions) { _, new in new }
+            result.externalValues.merge(partial.externalValues) { _, new in new }
         }
         return result
     }

@@ -23,6 +23,12 @@ public struct PersistentStoreOptions: Sendable, Hashable {
     /// The `.xcdatamodeld` bundle whose versions are searched for the one the store was written with; nil
     /// uses the bundle the coordinator's model was loaded from (``ManagedObjectModel/bundleURL``).
     public var modelBundleURL: URL?
+    /// The size, in bytes, from which an SQLite store keeps a value of an attribute that allows external storage
+    /// (``AttributeDescription/allowsExternalBinaryDataStorage``) in a file of its `_EXTERNAL_DATA` folder
+    /// instead of in the row; smaller values stay in the row. 100 KiB by default (about where Core Data starts);
+    /// 0 puts every non-nil value in a file. It applies to values saved from then on: stored ones stay where
+    /// they are. Must not be negative. Ignored by in-memory stores, which keep every value in memory.
+    public var externalBinaryDataThreshold: Int = ExternalBinaryStorage.defaultThreshold
 
     /// Creates options; the defaults open a writable store with no extra pragmas, migrating it automatically
     /// with an inferred mapping when it was written with an earlier model version.

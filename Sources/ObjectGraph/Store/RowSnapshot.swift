@@ -54,6 +54,9 @@ struct StoreSaveRequest: Sendable {
 struct StoreSaveResult: Sendable {
     var permanentIDs: [ManagedObjectID: ManagedObjectID] = [:]
     var versions: [ManagedObjectID: Int64] = [:]
+    /// The values the store keeps in files, as references (attribute index → reference), by object: the saving
+    /// context holds these instead of the bytes from then on, so that saving the object again keeps the file.
+    var externalValues: [ManagedObjectID: [Int: AttributeValue]] = [:]
 }
 
 /// The operations every store type offers the coordinator.

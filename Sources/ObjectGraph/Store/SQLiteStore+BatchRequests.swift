@@ -4,23 +4,31 @@ extension SQLiteStore {
     /// Runs a batch operation in one `BEGIN IMMEDIATE` transaction on the writer connection: inserts take
     /// their keys from `Z_PRIMARYKEY` (moving `Z_MAX` past them), updates and deletes find their rows with
     /// the compiled predicate and bump `Z_OPT` of every row they change, deletes apply their delete rules
-    /// in SQL (see ``BatchDeletePlanner``). Any failure rolls everything back.
+    /// in SQL (see ``BatchDeletePlanner``). Any failure rolls everything back. External files follow the rows
+    /// as in a save: new ones are written before the commit, those of replaced or deleted values removed after it.
     func execute(_ operation: StoreBatchOperation) throws(ObjectGraphError) -> StoreBatchOutcome {
         guard !isReadOnly else { throw .readOnlyStore(store: path) }
         return try withWriter { connection throws(ObjectGraphError) in
-            try sqlite {
-                try connection.transaction(.immediate) {
-                    switch operation {
-                    case .insert(let entity, let nextRow):
-                        return try batchInsert(entity, nextRow, connection)
-                    case .update(let entity, let predicate, let includesSubentities, let values):
-                        return try batchUpdate(entity, predicate, includesSubentities, values, connection)
-                    case .delete(let entity, let predicate, let objectIDs, let includesSubentities):
-                        let ids = try matchingIDs(entity, predicate, objectIDs, includesSubentities, connection)
-                        let planner = BatchDeletePlanner(model: model, storeIdentifier: identifier, entityName: entity.name)
-                        let plan = try planner.plan(deleting: ids, in: SQLiteBatchGraph(store: self, connection: connection))
-                        try apply(plan, connection)
-                        return StoreBatchOutcome(updated: plan.updated, deleted: plan.deleted)
+            try withExternalDataChanges { changes throws(ObjectGraphError) in
+                try sqlite {
+                    try connection.transaction(.immediate) {
+                        let outcome: StoreBatchOutcome
+                        switch operation {
+                        case .insert(let entity, let nextRow):
+                            outcome = try batchInsert(entity, nextRow, connection, changes)
+                        case .update(let entity, let predicate, let includesSubentities, let values):
+                            outcome = try batchUpdate(entity, predicate, includesSubentities, values, connection, changes)
+                        case .delete(let entity, let predicate, let objectIDs, let includesSubentities):
+                            let ids = try matchingIDs(entity, predicate, objectIDs, includesSubentities, connection)
+                            let planner = BatchDeletePlanner(model: model, storeIdentifier: identifier,
+                                entityName: entity.name)
+                            let plan = try planner.plan(deleting: ids,
+                                in: SQLiteBatchGraph(store: self, connection: connection))
+                            try apply(plan, connection, changes)
+                            outcome = StoreBatchOutcome(updated: plan.updated, deleted: plan.deleted)
+                        }
+                        try changes.prepareCommit(externalStorage)
+                        return outcome
                     }
                 }
             }
@@ -29,7 +37,7 @@ extension SQLiteStore {
 
     private func batchInsert(
         _ entity: EntityDescription, _ nextRow: () throws(ObjectGraphError) -> [AttributeValue]?,
-        _ connection: SQLiteConnection
+        _ connection: SQLiteConnection, _ changes: ExternalDataChanges
     ) throws -> StoreBatchOutcome {
         let layout = try layout(of: entity)
         let rootNumber = Int64(model.entityNumber(of: model.rootEntity(of: entity)))
@@ -39,8 +47,9 @@ extension SQLiteStore {
             throw ObjectGraphError.incompatibleStore(path: path, reason: "Z_PRIMARYKEY has no row for \(entity.name)")
         }
         var outcome = StoreBatchOutcome()
-        while let values = try nextRow() {
+        while let row = try nextRow() {
             key += 1
+            let values = try encodedForInsert(row, layout, changes)
             let statement = try connection.cachedStatement(layout.insertSQL)
             try statement.bind(int64: key, at: 1)
             try statement.bind(int64: Int64(layout.entityNumber), at: 2)
@@ -61,11 +70,19 @@ extension SQLiteStore {
 
     private func batchUpdate(
         _ entity: EntityDescription, _ predicate: FetchPredicate?, _ includesSubentities: Bool,
-        _ values: [(attributeIndex: Int, value: AttributeValue)], _ connection: SQLiteConnection
+        _ values: [(attributeIndex: Int, value: AttributeValue)], _ connection: SQLiteConnection,
+        _ changes: ExternalDataChanges
     ) throws -> StoreBatchOutcome {
         let layout = try layout(of: entity)
         let ids = try matchingIDs(entity, predicate, nil, includesSubentities, connection)
         guard !ids.isEmpty else { return StoreBatchOutcome() }
+        if layout.externalStorage != nil,
+            values.contains(where: { layout.entity.externalBinaryAttributeIndexes.contains($0.attributeIndex) })
+        {
+            // Each row gets a file of its own: row by row.
+            try batchUpdateExternal(ids, values, layout, connection, changes)
+            return StoreBatchOutcome(updated: ids)
+        }
         var assignments = ["Z_OPT = Z_OPT + 1"]
         for (attributeIndex, _) in values {
             guard let column = layout.columns.first(where: { $0.attributeIndex == attributeIndex }) else {
@@ -119,7 +136,7 @@ extension SQLiteStore {
     /// Writes a delete plan: clears the to-one keys that pointed at deleted rows, bumps the versions of the
     /// objects whose relationships changed, removes the deleted rows' join-table rows, then the rows (500
     /// keys per statement).
-    private func apply(_ plan: BatchDeletePlan, _ connection: SQLiteConnection) throws {
+    private func apply(_ plan: BatchDeletePlan, _ connection: SQLiteConnection, _ changes: ExternalDataChanges) throws {
         for (id, relationshipIndex) in plan.clearedToOne {
             guard let entity = model.entity(named: id.entityName), let key = id.primaryKey else { continue }
             let layout = try layout(of: entity)
@@ -135,6 +152,8 @@ extension SQLiteStore {
             try connection.prepare("UPDATE \(layout.tableName) SET Z_OPT = Z_OPT + 1 WHERE Z_PK IN (\(marks))").run(keys)
         }
         try forEachChunk(of: plan.deleted, connection) { layout, entity, marks, keys in
+            try noteFilesOfDeletedRows(keys.compactMap { if case .integer(let key) = $0 { key } else { nil } }, layout,
+                connection, changes)
             for index in entity.relationships.indices {
                 guard let table = joinTable(of: entity, relationshipIndex: index) else { continue }
                 try connection.prepare("DELETE FROM \(table.name) WHERE \(table.ownColumn) IN (\(marks))").run(keys)

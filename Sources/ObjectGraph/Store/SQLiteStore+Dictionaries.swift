@@ -48,6 +48,7 @@ extension SQLiteStore: BatchStoreBackend {
         }
         let statementSQL = sql
         let storeIdentifier = identifier
+        let externalSlots = externalAttributeSlots(plan)
         return try withReader { connection throws(ObjectGraphError) in
             do {
                 let statement = try connection.prepare(statementSQL)
@@ -59,7 +60,8 @@ extension SQLiteStore: BatchStoreBackend {
                     for column in plan.columns {
                         let slot = plan.slots[column.slot]
                         if let type = plan.resultType(of: slot) {
-                            let value = AttributeValue(sqliteValue: statement.value(at: index), type: type)
+                            var value = AttributeValue(sqliteValue: statement.value(at: index), type: type)
+                            if let storage = externalSlots[column.slot] { value = try storage.decodedBytes(value) }
                             if !value.isNull { dictionary[column.name] = value }
                             index += 1
                         } else {
@@ -76,6 +78,8 @@ extension SQLiteStore: BatchStoreBackend {
                     results.append(dictionary)
                 }
                 return results
+            } catch let error as ObjectGraphError {
+                throw error
             } catch let error as SQLiteError {
                 if error.message.contains("integer overflow") {
                     throw .invalidRequest(entity: plan.entity.name, reason: "a sum overflows 64-bit integers")

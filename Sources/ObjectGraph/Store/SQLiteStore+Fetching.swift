@@ -92,6 +92,7 @@ extension SQLiteStore {
             : " WHERE \(alias).Z_ENT IN (" + numbers.map(String.init).joined(separator: ", ") + ")"
         var bindings: [AttributeValue] = []
         if let predicate {
+            if hasExternalBinaryAttributes { try checkExternalDataComparisons(predicate, on: layout.entity) }
             do {
                 let compiled = try predicate.sqlExpression(for: layout.entity, schema: predicateSchema, alias: alias)
                 sql += " AND (\(compiled.sql))"

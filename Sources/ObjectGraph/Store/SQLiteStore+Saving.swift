@@ -4,63 +4,71 @@ extension SQLiteStore {
     /// Applies a save in one `BEGIN IMMEDIATE` transaction: primary keys are taken from `Z_PRIMARYKEY`
     /// (or from inserts that carry a permanent ID obtained ahead of the save), rows inserted with version 1,
     /// updated and deleted only when their version is the one the context read (optimistic locking). Any
-    /// failure rolls everything back; a read-only store refuses before touching the file.
+    /// failure rolls everything back; a read-only store refuses before touching the file. Large values of
+    /// external-storage attributes go to files written before the commit (see `SQLiteStore+ExternalData`).
     func save(_ request: StoreSaveRequest) throws(ObjectGraphError) -> StoreSaveResult {
         guard !isReadOnly else { throw .readOnlyStore(store: path) }
         let storeIdentifier = identifier
         return try withWriter { connection throws(ObjectGraphError) in
-            do {
-                return try connection.transaction(.immediate) {
-                    var result = StoreSaveResult()
-                    try insertRows(request.inserts, connection, storeIdentifier, &result)
-                    let permanentIDs = result.permanentIDs
-                    var conflicts: [MergeConflict] = []
-                    for update in request.updates {
-                        let layout = try layout(of: update.entity)
-                        guard let key = update.objectID.primaryKey else { continue }
-                        let statement = try connection.cachedStatement(layout.updateSQL)
-                        var index: Int32 = 1
-                        for column in layout.columns {
-                            try statement.bind(update.values[column.attributeIndex].sqliteValue, at: index)
-                            index += 1
+            try withExternalDataChanges { changes throws(ObjectGraphError) in
+                do {
+                    return try connection.transaction(.immediate) {
+                        var result = StoreSaveResult()
+                        try insertRows(request.inserts, connection, storeIdentifier, changes, &result)
+                        let permanentIDs = result.permanentIDs
+                        var conflicts: [MergeConflict] = []
+                        for update in request.updates {
+                            let layout = try layout(of: update.entity)
+                            guard let key = update.objectID.primaryKey else { continue }
+                            let values = try encodedForUpdate(update.values, key: key, version: update.expectedVersion,
+                                layout, connection, changes)
+                            result.noteExternalValues(values, of: update.objectID, layout)
+                            let statement = try connection.cachedStatement(layout.updateSQL)
+                            var index: Int32 = 1
+                            for column in layout.columns {
+                                try statement.bind(values[column.attributeIndex].sqliteValue, at: index)
+                                index += 1
+                            }
+                            index = try bindForeignKeys(update.toOne, layout: layout, statement: statement, from: index,
+                                permanentIDs: permanentIDs)
+                            try statement.bind(.integer(key), at: index)
+                            try statement.bind(.integer(update.expectedVersion), at: index + 1)
+                            _ = try statement.step()
+                            if connection.changes == 1 {
+                                result.versions[update.objectID] = update.expectedVersion + 1
+                            } else {
+                                conflicts.append(try conflict(update.objectID, update.expectedVersion, layout, connection))
+                            }
                         }
-                        index = try bindForeignKeys(update.toOne, layout: layout, statement: statement, from: index,
-                            permanentIDs: permanentIDs)
-                        try statement.bind(.integer(key), at: index)
-                        try statement.bind(.integer(update.expectedVersion), at: index + 1)
-                        _ = try statement.step()
-                        if connection.changes == 1 {
-                            result.versions[update.objectID] = update.expectedVersion + 1
-                        } else {
-                            conflicts.append(try conflict(update.objectID, update.expectedVersion, layout, connection))
+                        for delete in request.deletes {
+                            let layout = try layout(of: delete.entity)
+                            guard let key = delete.objectID.primaryKey else { continue }
+                            try noteFilesOfDeletedRows([key], layout, connection, changes)
+                            try connection.cachedStatement(layout.deleteSQL)
+                                .run([.integer(key), .integer(delete.expectedVersion)])
+                            if connection.changes != 1 {
+                                conflicts.append(try conflict(delete.objectID, delete.expectedVersion, layout, connection))
+                            }
                         }
+                        if !conflicts.isEmpty { throw ObjectGraphError.mergeConflicts(conflicts) }
+                        try applyJoinChanges(request, connection, permanentIDs: permanentIDs)
+                        try changes.prepareCommit(externalStorage)
+                        return result
                     }
-                    for delete in request.deletes {
-                        let layout = try layout(of: delete.entity)
-                        guard let key = delete.objectID.primaryKey else { continue }
-                        try connection.cachedStatement(layout.deleteSQL)
-                            .run([.integer(key), .integer(delete.expectedVersion)])
-                        if connection.changes != 1 {
-                            conflicts.append(try conflict(delete.objectID, delete.expectedVersion, layout, connection))
-                        }
-                    }
-                    if !conflicts.isEmpty { throw ObjectGraphError.mergeConflicts(conflicts) }
-                    try applyJoinChanges(request, connection, permanentIDs: permanentIDs)
-                    return result
+                } catch let error as ObjectGraphError {
+                    throw error
+                } catch let error as SQLiteError {
+                    throw .sqlite(error)
+                } catch {
+                    throw .sqlite(SQLiteError(code: SQLiteError.genericError, message: "\(error)", path: path))
                 }
-            } catch let error as ObjectGraphError {
-                throw error
-            } catch let error as SQLiteError {
-                throw .sqlite(error)
-            } catch {
-                throw .sqlite(SQLiteError(code: SQLiteError.genericError, message: "\(error)", path: path))
             }
         }
     }
 
     private func insertRows(
         _ inserts: [StoreSaveRequest.Insert], _ connection: SQLiteConnection, _ storeIdentifier: String,
-        _ result: inout StoreSaveResult
+        _ changes: ExternalDataChanges, _ result: inout StoreSaveResult
     ) throws {
         guard !inserts.isEmpty else { return }
         // Primary keys come from the root entity's row: a hierarchy shares one key space. Inserts that carry
@@ -93,6 +101,9 @@ extension SQLiteStore {
         var statements: [String: SQLiteStatement] = [:]
         for (insert, key) in zip(inserts, keys) {
             let layout = try layout(of: insert.entity)
+            let id = ManagedObjectID(entityName: insert.entity.name, storeIdentifier: storeIdentifier, primaryKey: key)
+            let values = try encodedForInsert(insert.values, layout, changes)
+            result.noteExternalValues(values, of: id, layout)
             let statement: SQLiteStatement
             if let reused = statements[insert.entity.name] {
                 reused.reset()
@@ -106,12 +117,11 @@ extension SQLiteStore {
             try statement.bind(int64: 1, at: 3)
             var index: Int32 = 4
             for column in layout.columns {
-                try statement.bind(insert.values[column.attributeIndex].sqliteValue, at: index)
+                try statement.bind(values[column.attributeIndex].sqliteValue, at: index)
                 index += 1
             }
             _ = try bindForeignKeys(insert.toOne, layout: layout, statement: statement, from: index,
                 permanentIDs: result.permanentIDs)
-            let id = ManagedObjectID(entityName: insert.entity.name, storeIdentifier: storeIdentifier, primaryKey: key)
             do {
                 _ = try statement.step()
             } catch {

@@ -23,6 +23,13 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
     /// Join tables of many-to-many relationships, keyed by `"Entity.relationship"` of the declaring entity.
     private(set) var joinTables: [String: JoinTable] = [:]
     private let writer: Locked<SQLiteConnection>
+    /// Where values of external-storage attributes go when they are large (`.<name>_SUPPORT/_EXTERNAL_DATA`).
+    let externalStorage: ExternalBinaryStorage
+    /// Whether any entity has an attribute that allows external storage.
+    let hasExternalBinaryAttributes: Bool
+    /// Files written by saves whose commit failed, removed once a later write commits (see
+    /// ``withExternalDataChanges(_:)``).
+    let filesOfFailedCommits = Locked<[URL]>([])
     private let readers = Locked<[SQLiteConnection]>([])
     private static let maximumIdleReaders = 4
     /// How many read operations (each one query, or one chunked key lookup) the store has run; tests use it to
@@ -41,6 +48,13 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
         self.path = path
         isReadOnly = options.isReadOnly
         pragmas = try options.validatedPragmas()
+        guard options.externalBinaryDataThreshold >= 0 else {
+            throw .invalidStoreOption(name: "externalBinaryDataThreshold",
+                reason: "\(options.externalBinaryDataThreshold) is negative; give a size in bytes, 0 or more")
+        }
+        externalStorage = ExternalBinaryStorage(storeURL: StoreFiles.resolved(URL(fileURLWithPath: path)),
+            threshold: options.externalBinaryDataThreshold)
+        hasExternalBinaryAttributes = model.entities.contains { !$0.externalBinaryAttributeIndexes.isEmpty }
         if isReadOnly && !FileManager.default.fileExists(atPath: path) {
             throw .notAnObjectGraphStore(path: path, reason: "it does not exist (a read-only store is never created)")
         }
@@ -70,10 +84,11 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
         } catch {
             throw Self.openError(error, path: path)
         }
-        layouts = TableLayout.layouts(for: self.model)
+        layouts = TableLayout.layouts(for: self.model, externalStorage: externalStorage)
         joinTables = JoinTable.tables(for: self.model)
         layoutsByNumber = Dictionary(layouts.values.map { ($0.entityNumber, $0) }) { first, _ in first }
         identifier = try prepareSchema(connection)
+        if !isReadOnly { removeOrphanedExternalFiles(connection) }
         if metadata == nil {
             metadata = StoreMetadata(storeType: "SQLite", storeUUID: identifier,
                 entityVersionHashes: model.entityVersionHashes, versionIdentifiers: model.versionIdentifiers.sorted(),

@@ -26,15 +26,25 @@ struct StoreContents: Sendable {
     /// The app's metadata keys (``StoreMetadata/userInfo``).
     var userInfo: [String: MetadataValue] = [:]
 
-    /// Reads everything `store` holds (through its backend, as fetches do).
+    /// Reads everything `store` holds (through its backend, as fetches do), values kept in external files
+    /// included (read into the rows).
     ///
     /// - Throws: the store's read errors.
     static func read(from store: PersistentStore, model: ManagedObjectModel) throws(ObjectGraphError) -> StoreContents {
         var contents = StoreContents(userInfo: store.metadata.userInfo)
         let backend = store.backend
         for root in model.entities where root.parentEntityName == nil {
-            let rows = try backend.fetch(entity: root, predicate: nil, sortCriteria: [], limit: 0, offset: 0,
+            var rows = try backend.fetch(entity: root, predicate: nil, sortCriteria: [], limit: 0, offset: 0,
                 includesSubentities: true)
+            // Values an SQLite store keeps in files are read: the contents carry every value itself.
+            for (position, row) in rows.enumerated() {
+                guard let entity = model.entity(named: row.objectID.entityName),
+                    !entity.externalBinaryAttributeIndexes.isEmpty
+                else { continue }
+                rows[position] = RowSnapshot(objectID: row.objectID,
+                    values: try ExternalBinaryReference.inlined(row.values, of: entity), version: row.version,
+                    toOne: row.toOne)
+            }
             contents.rows += rows
             let highest = rows.compactMap(\.objectID.primaryKey).max() ?? 0
             contents.primaryKeyMaxima[root.name] = max(contents.primaryKeyMaxima[root.name] ?? 0, highest)

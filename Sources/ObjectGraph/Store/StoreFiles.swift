@@ -24,6 +24,26 @@ enum StoreFiles {
             .appendingPathComponent("." + url.deletingPathExtension().lastPathComponent + "_SUPPORT", isDirectory: true)
     }
 
+    /// Whether another SQLite file in the folder of the store `url` has the same support folder (its name differs
+    /// only in the extension: `People.sqlite` and `People.db` both use `.People_SUPPORT`), so that files there
+    /// may be that store's.
+    static func sharesSupportDirectory(_ url: URL) -> Bool {
+        let folder = url.deletingLastPathComponent()
+        let own = Set([url.lastPathComponent] + sidecars(of: url).map(\.lastPathComponent))
+        let base = url.deletingPathExtension().lastPathComponent
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return false }
+        return names.contains { name in
+            guard !own.contains(name), URL(fileURLWithPath: name).deletingPathExtension().lastPathComponent == base,
+                !sidecarSuffixes.contains(where: { name.hasSuffix($0) })
+            else { return false }
+            let file = folder.appendingPathComponent(name)
+            guard !status(of: file).isDirectory, let handle = FileHandle(forReadingAtPath: file.path) else { return false }
+            defer { try? handle.close() }
+            let header = (try? handle.read(upToCount: 16)) ?? Data()
+            return header == Data("SQLite format 3\u{0}".utf8)
+        }
+    }
+
     /// The path a store operation works on: absolute, without `.`/`..`, and with symbolic links resolved,
     /// so that side files are found next to the file SQLite really opens.
     static func resolved(_ url: URL) -> URL {

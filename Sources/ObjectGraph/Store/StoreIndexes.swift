@@ -6,8 +6,10 @@ import SQLiteStorage
 /// Per root table: `Z<ROOT>_Z_ENT_INDEX` and one index per integer column that is not an attribute (foreign
 /// keys, their entity columns and order columns); per entity: one index per fetch index
 /// (`Z_<Entity>_<name>`) and one unique index per uniqueness constraint (`Z_<Entity>_UNIQUE_<a>_<b>`); per
-/// join table: an index on its destination column. Indexes are not part of the entity version hashes, so a
-/// model version that only adds or removes indexes needs no migration: the store reconciles them on open.
+/// join table: an index on its destination column; per column of an attribute that allows external storage, a
+/// partial index of the rows naming a file (`Z<ROOT>_<COLUMN>_EXTERNAL_INDEX`, ObjectGraph's own). Indexes are
+/// not part of the entity version hashes, so a model version that only adds or removes indexes needs no
+/// migration: the store reconciles them on open.
 enum StoreIndexes {
     /// Every index a store of `model` has, by name, with its `CREATE INDEX` statement.
     static func expected(
@@ -48,6 +50,8 @@ enum StoreIndexes {
         for table in joinTables.values.filter(\.isOwner).sorted(by: { $0.name < $1.name }) {
             result.append(table.indexSQL)
         }
+        // ObjectGraph's own: the rows that name external files, so finding orphaned files reads only those.
+        result += ExternalBinaryStorage.indexes(layouts)
         return result
     }
 

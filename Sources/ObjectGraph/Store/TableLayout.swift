@@ -25,6 +25,9 @@ final class TableLayout: Sendable {
     /// The entity's stored to-one relationships: relationship index → foreign-key column (and, when the
     /// destination belongs to an inheritance tree, the column holding the destination's `Z_ENT`).
     let foreignKeys: [ForeignKey]
+    /// Where the entity's external-storage attributes keep large values; nil when it has none (see
+    /// ``ExternalBinaryStorage``). Reading a row decodes their columns into bytes or file references.
+    let externalStorage: ExternalBinaryStorage?
 
     /// A to-one relationship's columns.
     struct ForeignKey: Sendable {
@@ -48,8 +51,9 @@ final class TableLayout: Sendable {
     init(
         entity: EntityDescription, entityNumber: Int, tableName: String, tableColumns: [Column],
         columns: [(attributeIndex: Int, name: String, position: Int)], entityNumbersWithDescendants: [Int],
-        foreignKeys: [ForeignKey]
+        foreignKeys: [ForeignKey], externalStorage: ExternalBinaryStorage?
     ) {
+        self.externalStorage = entity.externalBinaryAttributeIndexes.isEmpty ? nil : externalStorage
         self.entity = entity
         self.entityNumber = entityNumber
         self.tableName = tableName
@@ -92,6 +96,9 @@ final class TableLayout: Sendable {
             values[column.attributeIndex] = AttributeValue(
                 sqliteValue: statement.value(at: Int32(column.position + 3)), type: type)
         }
+        if let externalStorage {
+            for index in entity.externalBinaryAttributeIndexes { values[index] = externalStorage.decode(values[index]) }
+        }
         var toOne = [ManagedObjectID?](repeating: nil, count: entity.relationships.count)
         for key in foreignKeys where !statement.isNull(at: Int32(key.position + 3)) {
             let relationship = entity.relationships[key.relationshipIndex]
@@ -106,8 +113,11 @@ final class TableLayout: Sendable {
 }
 
 extension TableLayout {
-    /// The layouts of every entity of `model`, keyed by entity name.
-    static func layouts(for model: ManagedObjectModel) -> [String: TableLayout] {
+    /// The layouts of every entity of `model`, keyed by entity name; entities with external-storage
+    /// attributes keep large values in `externalStorage` (nil: the layout only describes the table).
+    static func layouts(for model: ManagedObjectModel, externalStorage: ExternalBinaryStorage? = nil)
+        -> [String: TableLayout]
+    {
         var result: [String: TableLayout] = [:]
         for root in model.entities where root.parentEntityName == nil {
             let tree = model.entityAndDescendants(of: root)
@@ -197,7 +207,7 @@ extension TableLayout {
                     entity: entity, entityNumber: model.entityNumber(of: entity), tableName: root.tableName,
                     tableColumns: tableColumns, columns: columns,
                     entityNumbersWithDescendants: model.entityAndDescendants(of: entity).map(model.entityNumber(of:)),
-                    foreignKeys: foreignKeys)
+                    foreignKeys: foreignKeys, externalStorage: externalStorage)
             }
         }
         return result
