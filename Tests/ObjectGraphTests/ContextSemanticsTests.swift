@@ -167,6 +167,28 @@ private func reads(_ stack: TestStack) -> Int? {
         #expect(merged.allSatisfy { $0 <= ManagedObjectContext.maximumCoalescedMergeObjects }, "\(merged)")
     }
 
+    /// Slicing a backlog must not reorder it behind later work: a `performAndWait` sent after the saves
+    /// runs with every one of them merged.
+    @Test func workSentAfterABacklogSeesItAllMerged() throws {
+        let stack = try TestStack(.inMemory)
+        let receiver = stack.context(name: "receiver")
+        receiver.automaticallyMergesChangesFromParent = true
+        let busy = DispatchSemaphore(value: 0)
+        receiver.perform { busy.wait() }
+        let importer = stack.context(name: "importer")
+        try importer.performAndWait {
+            for save in 0..<5 {
+                for index in 0..<900 {
+                    try importer.insertNewObject(forEntityName: "Person")["lastName"] = "P\(save)-\(index)"
+                }
+                try importer.save()
+            }
+        }
+        busy.signal()
+        let registered = receiver.performAndWait { receiver.registeredObjectsCount }
+        #expect(registered == 4_500)
+    }
+
     /// Core Data before iOS 10 dropped updates of objects the receiving context had not registered, so a
     /// controller whose predicate the update made true never saw the object.
     @Test(arguments: StoreKind.allCases) func mergedUpdateOfAnUnregisteredObjectReachesTheController(kind: StoreKind) throws {

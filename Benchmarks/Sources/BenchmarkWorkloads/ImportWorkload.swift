@@ -45,7 +45,7 @@ public enum ImportWorkload {
                 start = end
             }
             stack.flush()
-            MainQueue.sync {}  // merges queued on the main queue are done
+            stack.viewContext.performAndWait {}  // every save queued for the main context is merged
         }
         if let controller {
             let count = MainQueue.sync { controller.numberOfFetchedObjects }

@@ -104,7 +104,7 @@ public enum StallWorkload {
                 start = end
             }
         }
-        MainQueue.sync {}
+        stack.viewContext.performAndWait {}  // every save queued for the main context is merged
         var result = heartbeat.stop()
         result.importSeconds = seconds
         _ = controller

@@ -93,9 +93,10 @@ extension ManagedObjectContext {
 
     /// Queues a save from another context for merging on this context's queue; saves that arrive while a
     /// merge is already queued are merged together — up to about ``maximumCoalescedMergeObjects`` changed
-    /// objects per turn of the queue (always at least one whole save), so an importer that outruns the
-    /// queue never makes one merge so large that the queue (the user interface, on the main queue) stalls
-    /// for it; the rest follows in the next turn.
+    /// objects per turn of the queue (always whole saves), so an importer that outruns the queue never makes
+    /// one merge so large that the queue (the user interface, on the main queue) stalls for it; the rest
+    /// follows in the next turn. Work handed to ``perform(_:)`` or ``performAndWait(_:)`` first merges every
+    /// save that arrived before it runs, so such work never sees a backlog half merged.
     func enqueueMerge(_ save: ContextDidSave) {
         let shouldSchedule = incomingSaves.withLock { state -> Bool in
             state.saves.append(save)
@@ -126,8 +127,18 @@ extension ManagedObjectContext {
                 if state.saves.isEmpty { state.scheduled = false }
                 return (slice, !state.saves.isEmpty)
             }
-            self.mergeChanges(fromContextDidSaves: saves)
+            if !saves.isEmpty { self.mergeChanges(fromContextDidSaves: saves) }
             if more { self.scheduleQueuedMerge() }
         }
+    }
+
+    /// Merges every queued save at once (on the context's queue, before a `perform` block runs). A merge
+    /// already scheduled then finds nothing left and ends.
+    func mergeAllQueuedSaves() {
+        let saves = incomingSaves.withLock { state -> [ContextDidSave] in
+            defer { state.saves.removeAll() }
+            return state.saves
+        }
+        if !saves.isEmpty { mergeChanges(fromContextDidSaves: saves) }
     }
 }

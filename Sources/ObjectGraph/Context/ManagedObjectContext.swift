@@ -115,6 +115,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// ``ObjectsDidChange`` if anything changed).
     public func perform(_ block: @escaping @Sendable () -> Void) {
         queue.async {
+            self.mergeAllQueuedSaves()
             block()
             self.processPendingChanges()
         }
@@ -127,6 +128,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             return try block()
         }
         return try queue.sync {
+            mergeAllQueuedSaves()
             let result = try block()
             processPendingChanges()
             return result
@@ -137,6 +139,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public func perform<T: Sendable>(_ block: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             queue.async {
+                self.mergeAllQueuedSaves()
                 let result = Result { try block() }
                 self.processPendingChanges()
                 continuation.resume(with: result)
