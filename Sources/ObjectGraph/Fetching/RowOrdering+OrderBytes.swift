@@ -20,9 +20,25 @@ extension RowOrdering {
                 for offset in start..<bytes.count { bytes[offset] = ~bytes[offset] }
             }
         }
+        Self.appendID(id, to: &bytes)
+        return bytes
+    }
+
+    /// The tie-break that ends every row's bytes: the object ID.
+    private static func appendID(_ id: ManagedObjectID, to bytes: inout [UInt8]) {
         bytes.append(id.isTemporaryID ? 1 : 0)
-        Self.append(integer: id.key, to: &bytes)
-        Self.appendEscaped(id.entityName.utf8, to: &bytes)
+        append(integer: id.key, to: &bytes)
+        var name = id.entityName
+        name.withUTF8 { appendEscaped($0, to: &bytes) }
+    }
+
+    /// `order` (bytes made for the ID `old`) with the same keys and the ID `new` — what a result placed
+    /// under a temporary ID is keyed by once that ID becomes permanent.
+    static func replacingID(in order: [UInt8], old: ManagedObjectID, new: ManagedObjectID) -> [UInt8] {
+        var oldTail: [UInt8] = []
+        appendID(old, to: &oldTail)
+        var bytes = Array(order.prefix(max(order.count - oldTail.count, 0)))
+        appendID(new, to: &bytes)
         return bytes
     }
 

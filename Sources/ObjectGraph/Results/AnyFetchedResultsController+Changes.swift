@@ -216,7 +216,7 @@ extension AnyFetchedResultsController {
             }
             guard let order = placedOrders[placement.id], let offset = index.position(of: placement.id, order: order)
             else { continue }
-            let newOrder = ordering.orderBytes(index[offset].keys, newID)
+            let newOrder = RowOrdering.replacingID(in: order, old: placement.id, new: newID)
             let fitsBefore = offset == 0 || RowOrdering.compare(index[offset - 1].order, newOrder) < 0
             let fitsAfter = offset + 1 >= index.count || RowOrdering.compare(newOrder, index[offset + 1].order) < 0
             if fitsBefore, fitsAfter, index.replaceID(placement.id, order: order, with: newID) {

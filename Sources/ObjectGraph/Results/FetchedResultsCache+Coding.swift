@@ -1,7 +1,7 @@
 import Foundation
 
 /// Writes the section cache's compact binary form: variable-length counts, little-endian integers,
-/// length-prefixed UTF-8 text, and attribute values as a tag byte plus payload.
+/// length-prefixed UTF-8 text and length-prefixed byte runs (order bytes).
 struct CacheWriter {
     private(set) var data = Data()
 
@@ -19,26 +19,18 @@ struct CacheWriter {
         withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
     }
 
+    /// Bytes as they are, after their length.
+    mutating func byteRun(_ value: [UInt8]) {
+        count(value.count)
+        data.append(contentsOf: value)
+    }
+
     mutating func string(_ value: String) {
         let bytes = Array(value.utf8)
         count(bytes.count)
         data.append(contentsOf: bytes)
     }
 
-    mutating func value(_ value: AttributeValue) {
-        switch value {
-        case .null: data.append(0)
-        case .integer(let number): data.append(1); integer(number)
-        case .double(let number): data.append(2); integer(Int64(bitPattern: number.bitPattern))
-        case .decimal(let number): data.append(3); string(number.description)
-        case .string(let text): data.append(4); string(text)
-        case .boolean(let flag): data.append(flag ? 6 : 5)
-        case .date(let date): data.append(7); integer(Int64(bitPattern: date.timeIntervalSinceReferenceDate.bitPattern))
-        case .binary(let bytes): data.append(8); count(bytes.count); data.append(bytes)
-        case .uuid(let uuid): data.append(9); string(uuid.uuidString)
-        case .uri(let url): data.append(10); string(url.absoluteString)
-        }
-    }
 }
 
 /// Reads what ``CacheWriter`` wrote; every read returns nil on malformed or truncated input.
@@ -71,32 +63,17 @@ struct CacheReader {
         return Int64(bitPattern: value)
     }
 
+    /// A length-prefixed run of bytes (see ``CacheWriter/byteRun(_:)``).
+    mutating func byteRun() -> [UInt8]? {
+        guard let length = count(), bytes.count - position >= length else { return nil }
+        defer { position += length }
+        return Array(bytes[position..<(position + length)])
+    }
+
     mutating func string() -> String? {
         guard let length = count(), bytes.count - position >= length else { return nil }
         defer { position += length }
         return String(decoding: bytes[position..<(position + length)], as: UTF8.self)
     }
 
-    mutating func value() -> AttributeValue? {
-        guard position < bytes.count else { return nil }
-        let tag = bytes[position]
-        position += 1
-        switch tag {
-        case 0: return .null
-        case 1: return integer().map(AttributeValue.integer)
-        case 2: return integer().map { .double(Double(bitPattern: UInt64(bitPattern: $0))) }
-        case 3: return string().flatMap { Decimal(string: $0) }.map(AttributeValue.decimal)
-        case 4: return string().map(AttributeValue.string)
-        case 5: return .boolean(false)
-        case 6: return .boolean(true)
-        case 7: return integer().map { .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: UInt64(bitPattern: $0)))) }
-        case 8:
-            guard let length = count(), bytes.count - position >= length else { return nil }
-            defer { position += length }
-            return .binary(Data(bytes[position..<(position + length)]))
-        case 9: return string().flatMap { UUID(uuidString: $0) }.map(AttributeValue.uuid)
-        case 10: return string().flatMap { URL(string: $0) }.map(AttributeValue.uri)
-        default: return nil
-        }
-    }
 }

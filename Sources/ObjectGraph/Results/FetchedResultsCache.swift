@@ -1,8 +1,8 @@
 import Foundation
 import SQLiteStorage
 
-/// A fetched-results controller's persistent section cache: the ordered IDs, sort keys and section names
-/// of its results, so the next launch shows the first screen without fetching.
+/// A fetched-results controller's persistent section cache: the ordered IDs, order bytes (the sort keys,
+/// encoded) and section names of its results, so the next launch shows the first screen without fetching.
 ///
 /// A cache is used only when everything it was computed from is unchanged: the request (entity,
 /// predicate, sort criteria, sub-entities), the section naming, the version hashes of the fetched
@@ -12,7 +12,7 @@ import SQLiteStorage
 /// Caches live in ``AnyFetchedResultsController/cacheDirectory``, one file per name.
 struct FetchedResultsCache {
     /// Changes whenever the file layout does.
-    private static let formatVersion = "ObjectGraph fetched-results cache 1"
+    private static let formatVersion = "ObjectGraph fetched-results cache 2"
 
     let url: URL
     private let header: [String]
@@ -103,7 +103,7 @@ struct FetchedResultsCache {
             guard let identifier = reader.string() else { return nil }
             storeIdentifiers.append(identifier)
         }
-        guard let entryCount = reader.count(), let keyCount = reader.count() else { return nil }
+        guard let entryCount = reader.count() else { return nil }
         var entries: [ResultsEntry] = []
         entries.reserveCapacity(entryCount)
         for _ in 0..<entryCount {
@@ -111,16 +111,11 @@ struct FetchedResultsCache {
                 store < storeIdentifiers.count, let key = reader.integer(), let section = reader.count(),
                 section < numbers.count
             else { return nil }
-            var keys: [AttributeValue] = []
-            keys.reserveCapacity(keyCount)
-            for _ in 0..<keyCount {
-                guard let value = reader.value() else { return nil }
-                keys.append(value)
-            }
+            guard let order = reader.byteRun() else { return nil }
             entries.append(ResultsEntry(
                 id: ManagedObjectID(entityName: entityNames[entity], storeIdentifier: storeIdentifiers[store],
                     primaryKey: key),
-                keys: keys, section: numbers[section], ordering: ordering))
+                order: order, section: numbers[section]))
         }
         return reader.isAtEnd ? entries : nil
     }
@@ -150,13 +145,12 @@ struct FetchedResultsCache {
             for (name, _) in table.sorted(by: { $0.value < $1.value }) { writer.string(name) }
         }
         writer.count(entries.count)
-        writer.count(entries.first?.keys.count ?? 0)
         for entry in entries {
             writer.count(entityNumbers[entry.id.entityName] ?? 0)
             writer.count(storeNumbers[entry.id.storeIdentifier] ?? 0)
             writer.integer(entry.id.key)
             writer.count(Int(entry.section))
-            for key in entry.keys { writer.value(key) }
+            writer.byteRun(entry.order)
         }
         do {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(),

@@ -1,8 +1,8 @@
-/// One fetched object as the controller keeps it: its ID plus the sort keys and section it was placed by,
-/// so the controller can find it again after its values change — without holding the object itself.
+/// One fetched object as the controller keeps it: its ID plus the place (order bytes) and section it was
+/// placed by, so the controller can find it again after its values change — without holding the object
+/// itself, nor its sort keys (the order bytes encode them).
 struct ResultsEntry: Sendable {
     private(set) var id: ManagedObjectID
-    let keys: [AttributeValue]
     /// The section's name, interned in the controller's ``SectionNames``.
     let section: Int32
     /// The entry's place as bytes (``RowOrdering/orderBytes(_:_:)``): what the index compares.
@@ -12,10 +12,14 @@ struct ResultsEntry: Sendable {
     private(set) var orderPrefix: UInt64
 
     init(id: ManagedObjectID, keys: [AttributeValue], section: Int32, ordering: RowOrdering) {
+        self.init(id: id, order: ordering.orderBytes(keys, id), section: section)
+    }
+
+    /// An entry whose order bytes are known (read from a section cache, or re-keyed).
+    init(id: ManagedObjectID, order: [UInt8], section: Int32) {
         self.id = id
-        self.keys = keys
         self.section = section
-        self.order = ordering.orderBytes(keys, id)
+        self.order = order
         self.orderPrefix = Self.prefix(of: order)
     }
 
@@ -34,7 +38,7 @@ struct ResultsEntry: Sendable {
 
     /// The same entry under another ID (a temporary ID that became permanent).
     func withID(_ newID: ManagedObjectID, ordering: RowOrdering) -> ResultsEntry {
-        ResultsEntry(id: newID, keys: keys, section: section, ordering: ordering)
+        ResultsEntry(id: newID, order: RowOrdering.replacingID(in: order, old: id, new: newID), section: section)
     }
 }
 
