@@ -17,6 +17,9 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
     case notAnObjectGraphStore(path: String, reason: String)
     /// The store was written for a different model.
     case incompatibleStore(path: String, reason: String)
+    /// The atomic store file at `path` is an ObjectGraph store but cannot be read: truncated, or damaged
+    /// (`reason` says what and where). The file was not changed.
+    case damagedStore(path: String, reason: String)
     /// The store's metadata holds entity version hashes that differ from the model's (the model changed since
     /// the store was written) and the store was not migrated: migration was turned off, or no version of the
     /// model matches the store. `entities` are the entities whose hashes differ (added, removed or changed).
@@ -80,6 +83,10 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
     /// A batch request cannot be applied by the store as asked (a delete rule that would reach another
     /// store, say); `reason` says why. Nothing was written.
     case batchRequestRefused(entity: String, reason: String)
+    /// ``ManagedObjectContext/assign(_:to:)`` cannot put the object in that store: the object was saved
+    /// already (its store is fixed), the store is not added to the context's coordinator, or its configuration
+    /// does not hold the object's entity; `reason` says which.
+    case cannotAssignStore(objectID: ManagedObjectID, store: String, reason: String)
 
     public var description: String {
         switch self {
@@ -89,6 +96,7 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
         case .noCoordinator(let context): "Context \(context) has no persistent store coordinator."
         case let .notAnObjectGraphStore(path, reason): "\(path) is not an ObjectGraph store: \(reason)."
         case let .incompatibleStore(path, reason): "The store at \(path) does not match the model: \(reason)."
+        case let .damagedStore(path, reason): "The store at \(path) is damaged: \(reason). The file was not changed."
         case let .incompatibleModel(path, entities, reason):
             "The store at \(path) does not match the model: it was written for another version of the model "
                 + "(entities that differ: \(entities.joined(separator: ", "))), and \(reason)."
@@ -135,6 +143,8 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
                 + "Nothing was deleted."
         case let .batchRequestRefused(entity, reason):
             "Batch request on '\(entity)' refused: \(reason). Nothing was written."
+        case let .cannotAssignStore(objectID, store, reason):
+            "\(objectID) cannot be assigned to the store \(store): \(reason)."
         }
     }
 }

@@ -7,6 +7,10 @@ public enum PersistentStoreType: String, Sendable, Hashable {
     case sqlite = "SQLite"
     /// Rows kept in memory; nothing is written anywhere.
     case inMemory = "InMemory"
+    /// One file read whole when the store is added and rewritten whole, atomically, by every save (Core Data's
+    /// atomic store; the raw value is Core Data's `NSBinaryStoreType`, "Binary", since the file is a binary
+    /// property list — in ObjectGraph's own format, see the README). Rows live in memory, as in `.inMemory`.
+    case atomic = "Binary"
 }
 
 /// A store added to a coordinator: where the rows live.

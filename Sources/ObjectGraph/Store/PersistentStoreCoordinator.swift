@@ -47,8 +47,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// Adds a store holding every entity, creating its file (and parent folder) when it does not exist.
     ///
     /// - Parameters:
-    ///   - type: `.sqlite` (needs `url`) or `.inMemory`.
-    ///   - url: the store file for `.sqlite`.
+    ///   - type: `.sqlite` or `.atomic` (both need `url`), or `.inMemory`.
+    ///   - url: the store file for `.sqlite` and `.atomic`.
     /// - Returns: the added store.
     /// - Throws: ``ObjectGraphError`` when the file cannot be opened, is not a store, or does not fit the model.
     @discardableResult
@@ -62,11 +62,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// `addPersistentStore(ofType:configurationName:at:options:)`.
     ///
     /// - Parameters:
-    ///   - type: `.sqlite` (needs `url`) or `.inMemory`.
+    ///   - type: `.sqlite` or `.atomic` (both need `url`), or `.inMemory`.
     ///   - configurationName: the configuration whose entities the store holds; nil (or `"Default"` when the
     ///     model has no configuration of that name) for every entity. An SQLite file always gets every
     ///     entity's table, so the same file can later be added with another configuration.
-    ///   - url: the store file for `.sqlite`; created (with its folder) unless the store is read-only.
+    ///   - url: the store file for `.sqlite` and `.atomic`; created (with its folder) unless the store is read-only.
     ///   - options: read-only and SQLite pragmas.
     /// - Returns: the added store.
     /// - Throws: ``ObjectGraphError/unknownConfiguration(_:)``, ``ObjectGraphError/storeAlreadyAdded(path:)``,
@@ -104,6 +104,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                 entityVersionHashes: managedObjectModel.entityVersionHashes)
             store = PersistentStore(type: type, url: url, identifier: backend.identifier, metadata: metadata,
                 backend: backend, configurationName: configurationName, entityNames: entityNames, options: options)
+        case .atomic:
+            guard let url else { throw .notAnObjectGraphStore(path: "(none)", reason: "an atomic store needs a file URL") }
+            if let existing = persistentStore(for: url) { throw .storeAlreadyAdded(path: existing.url?.path ?? url.path) }
+            store = try makeAtomicStore(at: url, configurationName: configurationName, entityNames: entityNames,
+                options: options)
         }
         let added: Bool = stores.withLock { stores in
             // Checked again under the lock: two threads may have opened the same file at once.
