@@ -23,6 +23,8 @@ extension RowOrdering {
         bytes.append(id.isTemporaryID ? 1 : 0)
         Self.append(integer: id.key, to: &bytes)
         Self.appendEscaped(id.entityName.utf8, to: &bytes)
+        // Rows of different stores may share a key and an entity: the store breaks the tie (empty when temporary).
+        Self.appendEscaped(id.storeIdentifier.utf8, to: &bytes)
         return bytes
     }
 

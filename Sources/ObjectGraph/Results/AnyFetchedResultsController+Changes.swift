@@ -63,6 +63,7 @@ extension AnyFetchedResultsController {
         for object in changed where trackedEntityNames.contains(object.entity.name) {
             guard seen.insert(ObjectIdentifier(object)).inserted else { continue }
             let matches = !object.isDeleted && (predicate?.evaluate(with: object) ?? true)
+                && managedObjectContext.isInStores(object, fetchRequest.affectedStores)
             guard let id = placementID(of: object), let keys = placedKeys[id],
                 let (entry, position) = index.locate(id, keys: keys)
             else {

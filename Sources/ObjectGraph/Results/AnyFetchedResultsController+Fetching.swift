@@ -108,10 +108,11 @@ extension AnyFetchedResultsController {
         let context = managedObjectContext
         let rows = try context.objectSource().fetch(
             entity: entity, predicate: fetchRequest.predicate, sortCriteria: fetchRequest.sortCriteria,
-            limit: 0, offset: 0, includesSubentities: fetchRequest.includesSubentities)
+            limit: 0, offset: 0, includesSubentities: fetchRequest.includesSubentities,
+            stores: fetchRequest.affectedStores)
         let pending = fetchRequest.includesPendingChanges
             ? context.insertedObjects.union(context.updatedObjects).union(context.deletedObjects)
-                .filter { trackedEntityNames.contains($0.entity.name) }
+                .filter { trackedEntityNames.contains($0.entity.name) && context.isInStores($0, fetchRequest.affectedStores) }
             : []
         let pendingIDs = Set(pending.map(\.objectID))
         var entries: [ResultsEntry] = []
