@@ -34,7 +34,9 @@ extension InMemoryStore {
             toMany.append(AtomicStoreArchive.ToManyList(entity: parsed.entity, relationship: parsed.relationship,
                 owner: parsed.owner, isOrder: parsed.isOrder, members: members.map(reference)))
         }
-        toMany.sort { ($0.entity, $0.relationship, $0.owner, $0.isOrder ? 1 : 0) < ($1.entity, $1.relationship, $1.owner, $1.isOrder ? 1 : 0) }
+        toMany.sort {
+            ($0.entity, $0.relationship, $0.owner, $0.isOrder ? 1 : 0) < ($1.entity, $1.relationship, $1.owner, $1.isOrder ? 1 : 0)
+        }
         return AtomicStoreArchive(uuid: identifier, metadata: metadataBytes,
             primaryKeys: state.maxPrimaryKey.filter { $0.value > 0 }, entities: entities, toMany: toMany)
     }
@@ -68,7 +70,9 @@ extension InMemoryStore {
             let root = model.rootEntity(of: entity).name
             for row in archived.rows {
                 let what = "row \(entity.name) \(row.key)"
-                guard row.key > 0, row.version > 0 else { throw damaged("\(what) has version \(row.version); keys and versions start at 1") }
+                guard row.key > 0, row.version > 0 else {
+                    throw damaged("\(what) has version \(row.version); keys and versions start at 1")
+                }
                 guard state.rows[root]?[row.key] == nil else { throw damaged("key \(row.key) repeats in \(root)") }
                 guard row.values.count == entity.attributes.count else {
                     throw damaged("\(what) has \(row.values.count) values for \(entity.attributes.count) attributes")
