@@ -366,6 +366,14 @@ private struct ValuesStack {
         #expect(!FileManager.default.fileExists(atPath: missing.path))
     }
 
+    @Test func aRewriteKeepsTheFilesPermissions() throws {
+        let stack = try ValuesStack()
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: stack.url.path)
+        try stack.fill()
+        let permissions = try FileManager.default.attributesOfItem(atPath: stack.url.path)[.posixPermissions] as? Int
+        #expect(permissions == 0o600)
+    }
+
     @Test func temporaryFilesACrashLeftAreRemovedWhenTheStoreIsAdded() throws {
         let stack = try ValuesStack()
         try stack.fill()

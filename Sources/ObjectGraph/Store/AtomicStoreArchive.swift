@@ -20,11 +20,11 @@ import Foundation
 /// | `entities` | per concrete entity with rows: `name`, `attributes` and `relationships` (names in model order), `rows` |
 /// | `toMany` | the lists a row's values cannot say: many-to-many members and the order of ordered relationships |
 ///
-/// A row is an array `[key, version, [value, …], [[slot, entity, key], …]]`: its primary key, its version
-/// (`Z_OPT`), one value per attribute in the entity's order, and its set to-one relationships (slot = the
-/// relationship's index in the entity). A value is `[tag]` or `[tag, payload]`: 0 nil, 1 integer, 2 double,
-/// 3 decimal (its text), 4 string, 5 Boolean, 6 date (seconds since 2001-01-01 UTC, a double), 7 bytes,
-/// 8 UUID (its text), 9 URL (its absolute text). A `toMany` entry is `entity`, `relationship`, `owner` (a
+/// A row is one flat array `[key, version, n, value₁ … valueₙ, m, slot₁, entity₁, key₁ …]`: its primary key, its
+/// version (`Z_OPT`), its n values (one per attribute, in the entity's order), and its m set to-one relationships
+/// (slot = the relationship's index in the entity). A value is its tag, then its payload: 0 nil (no payload),
+/// 1 integer, 2 double, 3 decimal (its text), 4 string, 5 Boolean, 6 date (seconds since 2001-01-01 UTC, a
+/// double), 7 bytes, 8 UUID (its text), 9 URL (its absolute text). A `toMany` entry is `entity`, `relationship`, `owner` (a
 /// key), `isOrder` and `members` (`[entity, key]` pairs). One-to-many relationships are not listed: the
 /// destinations' to-one values say them, as foreign keys do in SQLite.
 struct AtomicStoreArchive: Codable, Sendable {
@@ -50,7 +50,9 @@ struct AtomicStoreArchive: Codable, Sendable {
         var rows: [Row]
     }
 
-    /// One row.
+    /// One row, encoded flat (one array per row, which keeps encoding and decoding fast):
+    /// `[key, version, n, value₁ … valueₙ, m, slot₁, entity₁, key₁, … slotₘ, entityₘ, keyₘ]`, where each value
+    /// is its tag, then its payload unless it is nil.
     struct Row: Codable, Sendable {
         var key: Int64
         var version: Int64
@@ -68,41 +70,47 @@ struct AtomicStoreArchive: Codable, Sendable {
             var container = try decoder.unkeyedContainer()
             key = try container.decode(Int64.self)
             version = try container.decode(Int64.self)
-            values = try container.decode([Value].self)
-            toOne = try container.decode([ToOne].self)
+            let valueCount = try container.decode(Int.self)
+            guard (0...100_000).contains(valueCount) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(valueCount) values")
+            }
+            values = []
+            values.reserveCapacity(valueCount)
+            for _ in 0..<valueCount { values.append(try Value.decode(from: &container)) }
+            let toOneCount = try container.decode(Int.self)
+            guard (0...100_000).contains(toOneCount) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(toOneCount) to-one links")
+            }
+            toOne = []
+            for _ in 0..<toOneCount {
+                let slot = try container.decode(Int.self)
+                let destination = Reference(entity: try container.decode(String.self), key: try container.decode(Int64.self))
+                toOne.append(ToOne(slot: slot, destination: destination))
+            }
+            guard container.isAtEnd else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "extra elements after the row")
+            }
         }
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.unkeyedContainer()
             try container.encode(key)
             try container.encode(version)
-            try container.encode(values)
-            try container.encode(toOne)
+            try container.encode(values.count)
+            for value in values { try value.encode(into: &container) }
+            try container.encode(toOne.count)
+            for link in toOne {
+                try container.encode(link.slot)
+                try container.encode(link.destination.entity)
+                try container.encode(link.destination.key)
+            }
         }
     }
 
     /// A set to-one relationship of a row: the relationship's index and the destination's entity and key.
-    struct ToOne: Codable, Sendable {
+    struct ToOne: Sendable {
         var slot: Int
         var destination: Reference
-
-        init(slot: Int, destination: Reference) {
-            self.slot = slot
-            self.destination = destination
-        }
-
-        init(from decoder: any Decoder) throws {
-            var container = try decoder.unkeyedContainer()
-            slot = try container.decode(Int.self)
-            destination = Reference(entity: try container.decode(String.self), key: try container.decode(Int64.self))
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.unkeyedContainer()
-            try container.encode(slot)
-            try container.encode(destination.entity)
-            try container.encode(destination.key)
-        }
     }
 
     /// Another row of the same store: its concrete entity and its key.
@@ -138,48 +146,46 @@ struct AtomicStoreArchive: Codable, Sendable {
         var members: [Reference]
     }
 
-    /// One attribute value, tagged with its kind.
-    struct Value: Codable, Sendable {
+    /// One attribute value, tagged with its kind (inside a row: its tag, then its payload unless nil).
+    struct Value: Sendable {
         var value: AttributeValue
 
         init(_ value: AttributeValue) {
             self.value = value
         }
 
-        init(from decoder: any Decoder) throws {
-            var container = try decoder.unkeyedContainer()
+        static func decode(from container: inout any UnkeyedDecodingContainer) throws -> Value {
             let tag = try container.decode(Int.self)
             func damaged(_ what: String) -> DecodingError {
                 .dataCorrupted(DecodingError.Context(codingPath: container.codingPath, debugDescription: what))
             }
             switch tag {
-            case 0: value = .null
-            case 1: value = .integer(try container.decode(Int64.self))
-            case 2: value = .double(try container.decode(Double.self))
+            case 0: return Value(.null)
+            case 1: return Value(.integer(try container.decode(Int64.self)))
+            case 2: return Value(.double(try container.decode(Double.self)))
             case 3:
                 let text = try container.decode(String.self)
                 guard let decimal = text == "NaN" ? Decimal.nan : Decimal(string: text) else {
                     throw damaged("'\(text)' is not a decimal number")
                 }
-                value = .decimal(decimal)
-            case 4: value = .string(try container.decode(String.self))
-            case 5: value = .boolean(try container.decode(Bool.self))
-            case 6: value = .date(Date(timeIntervalSinceReferenceDate: try container.decode(Double.self)))
-            case 7: value = .binary(try container.decode(Data.self))
+                return Value(.decimal(decimal))
+            case 4: return Value(.string(try container.decode(String.self)))
+            case 5: return Value(.boolean(try container.decode(Bool.self)))
+            case 6: return Value(.date(Date(timeIntervalSinceReferenceDate: try container.decode(Double.self))))
+            case 7: return Value(.binary(try container.decode(Data.self)))
             case 8:
                 let text = try container.decode(String.self)
                 guard let uuid = UUID(uuidString: text) else { throw damaged("'\(text)' is not a UUID") }
-                value = .uuid(uuid)
+                return Value(.uuid(uuid))
             case 9:
                 let text = try container.decode(String.self)
                 guard let url = URL(string: text) else { throw damaged("'\(text)' is not a URL") }
-                value = .uri(url)
+                return Value(.uri(url))
             default: throw damaged("unknown value tag \(tag)")
             }
         }
 
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.unkeyedContainer()
+        func encode(into container: inout any UnkeyedEncodingContainer) throws {
             switch value {
             case .null: try container.encode(0)
             case .integer(let number):

@@ -136,6 +136,9 @@ final class AtomicStoreFile: @unchecked Sendable {
             if isOpen { _ = closeDescriptor(descriptor) }
             if !renamed { unlink(temporary.path) }
         }
+        // A rewrite keeps the permissions of the file it replaces (a new file gets 0644 less the umask).
+        var existing = stat()
+        if stat(url.path, &existing) == 0 { _ = fchmod(descriptor, existing.st_mode & 0o7777) }
         try check(.write, writeAll(data, to: descriptor))
         try check(.syncFile, fsync(descriptor) == 0)
         isOpen = false
