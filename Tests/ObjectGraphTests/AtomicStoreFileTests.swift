@@ -3,8 +3,9 @@ import Testing
 @testable import ObjectGraph
 
 /// What opening a damaged, foreign or newer atomic store file does: a typed error, never a crash, and the file
-/// left as it was. And what opening one written with another model version does: migrate (the differential
-/// oracle is the SQLite store migrated from the same rows) or refuse.
+/// left as it was; what a full disk does to a save (on a real tmpfs, as root); and what opening a store written
+/// with another model version does: migrate (the differential oracle is the SQLite store migrated from the
+/// same rows) or refuse.
 @Suite struct AtomicStoreFileTests {
     /// A small atomic store of the test model (people and items), and its bytes.
     private static func sampleStore(in directory: TemporaryDirectory) throws -> (URL, Data) {
@@ -166,6 +167,54 @@ import Testing
         }
         #expect(entities == ["Person"])
         #expect(try Data(contentsOf: url) == bytes)
+    }
+
+    @Test func aFullDiskFailsTheSaveAndChangesNothing() throws {
+        guard TmpfsMount.isAvailable else { return }
+        let mount = try TmpfsMount(sizeBytes: 1 << 20)
+        defer { mount.unmount() }
+        let url = mount.directory.appendingPathComponent("full.store")
+        let model = try TestModels.model()
+        do {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+            try coordinator.addPersistentStore(ofType: .atomic, at: url)
+            let context = ManagedObjectContext(concurrencyType: .privateQueue)
+            context.persistentStoreCoordinator = coordinator
+            try context.performAndWait {
+                for index in 0..<20 {
+                    let person = try context.insertNewObject(forEntityName: "Person")
+                    person["lastName"] = "Person \(index)"
+                }
+                try context.save()
+            }
+            let bytes = try Data(contentsOf: url)
+            // Fill the disk, leaving less room than the next rewrite needs.
+            let free = try #require(FileManager.default.attributesOfFileSystem(forPath: mount.directory.path)[.systemFreeSize] as? Int)
+            try Data(count: max(0, free - bytes.count - 4096)).write(to: mount.directory.appendingPathComponent("filler"))
+            try context.performAndWait {
+                for index in 0..<200 {
+                    let person = try context.insertNewObject(forEntityName: "Person")
+                    person["lastName"] = "More \(index) " + String(repeating: "x", count: 100)
+                }
+                let error = try #require(throws: ObjectGraphError.self) { try context.save() }
+                guard case .fileOperationFailed(_, let reason) = error else {
+            Issue.record("\(error)")
+            return
+        }
+                #expect(reason.contains("errno \(ENOSPC)"), "\(reason)")
+                #expect(context.insertedObjects.count == 200)
+            }
+            #expect(try Data(contentsOf: url) == bytes)
+            #expect(try context.performAndWait { try context.count(for: FetchRequest<ManagedObject>(entityName: "Person")) } == 220)
+            // Room again: the same save goes through.
+            try FileManager.default.removeItem(at: mount.directory.appendingPathComponent("filler"))
+            try context.performAndWait { try context.save() }
+        }
+        let reader = PersistentStoreCoordinator(managedObjectModel: model)
+        try reader.addPersistentStore(ofType: .atomic, at: url)
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.persistentStoreCoordinator = reader
+        #expect(try context.performAndWait { try context.count(for: FetchRequest<ManagedObject>(entityName: "Person")) } == 220)
     }
 
     // MARK: Migration

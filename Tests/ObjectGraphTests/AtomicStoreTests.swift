@@ -286,54 +286,6 @@ private struct ValuesStack {
         #expect(result.count == 3)
     }
 
-    @Test func aFullDiskFailsTheSaveAndChangesNothing() throws {
-        guard TmpfsMount.isAvailable else { return }
-        let mount = try TmpfsMount(sizeBytes: 1 << 20)
-        defer { mount.unmount() }
-        let url = mount.directory.appendingPathComponent("full.store")
-        let model = try TestModels.model()
-        do {
-            let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-            try coordinator.addPersistentStore(ofType: .atomic, at: url)
-            let context = ManagedObjectContext(concurrencyType: .privateQueue)
-            context.persistentStoreCoordinator = coordinator
-            try context.performAndWait {
-                for index in 0..<20 {
-                    let person = try context.insertNewObject(forEntityName: "Person")
-                    person["lastName"] = "Person \(index)"
-                }
-                try context.save()
-            }
-            let bytes = try Data(contentsOf: url)
-            // Fill the disk, leaving less room than the next rewrite needs.
-            let free = try #require(FileManager.default.attributesOfFileSystem(forPath: mount.directory.path)[.systemFreeSize] as? Int)
-            try Data(count: max(0, free - bytes.count - 4096)).write(to: mount.directory.appendingPathComponent("filler"))
-            try context.performAndWait {
-                for index in 0..<200 {
-                    let person = try context.insertNewObject(forEntityName: "Person")
-                    person["lastName"] = "More \(index) " + String(repeating: "x", count: 100)
-                }
-                let error = try #require(throws: ObjectGraphError.self) { try context.save() }
-                guard case .fileOperationFailed(_, let reason) = error else {
-            Issue.record("\(error)")
-            return
-        }
-                #expect(reason.contains("errno \(ENOSPC)"), "\(reason)")
-                #expect(context.insertedObjects.count == 200)
-            }
-            #expect(try Data(contentsOf: url) == bytes)
-            #expect(try context.performAndWait { try context.count(for: FetchRequest<ManagedObject>(entityName: "Person")) } == 220)
-            // Room again: the same save goes through.
-            try FileManager.default.removeItem(at: mount.directory.appendingPathComponent("filler"))
-            try context.performAndWait { try context.save() }
-        }
-        let reader = PersistentStoreCoordinator(managedObjectModel: model)
-        try reader.addPersistentStore(ofType: .atomic, at: url)
-        let context = ManagedObjectContext(concurrencyType: .privateQueue)
-        context.persistentStoreCoordinator = reader
-        #expect(try context.performAndWait { try context.count(for: FetchRequest<ManagedObject>(entityName: "Person")) } == 220)
-    }
-
     @Test func readOnlyStoresNeverWriteAndAreNeverCreated() throws {
         let stack = try ValuesStack()
         try stack.fill()
