@@ -17,6 +17,9 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
     case notAnObjectGraphStore(path: String, reason: String)
     /// The store was written for a different model.
     case incompatibleStore(path: String, reason: String)
+    /// The atomic store file at `path` is an ObjectGraph store but cannot be read: truncated, or damaged
+    /// (`reason` says what and where). The file was not changed.
+    case damagedStore(path: String, reason: String)
     /// The store's metadata holds entity version hashes that differ from the model's (the model changed since
     /// the store was written) and the store was not migrated: migration was turned off, or no version of the
     /// model matches the store. `entities` are the entities whose hashes differ (added, removed or changed).
@@ -84,6 +87,10 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
     /// cannot be read from its file at `path` — removed or replaced by hand, or deleted by a later save before this
     /// (lazy) read; `reason` says what failed.
     case externalDataUnavailable(path: String, reason: String)
+    /// ``ManagedObjectContext/assign(_:to:)`` cannot put the object in that store: the object was saved
+    /// already (its store is fixed), the store is not added to the context's coordinator, or its configuration
+    /// does not hold the object's entity; `reason` says which.
+    case cannotAssignStore(objectID: ManagedObjectID, store: String, reason: String)
 
     public var description: String {
         switch self {
@@ -93,6 +100,7 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
         case .noCoordinator(let context): "Context \(context) has no persistent store coordinator."
         case let .notAnObjectGraphStore(path, reason): "\(path) is not an ObjectGraph store: \(reason)."
         case let .incompatibleStore(path, reason): "The store at \(path) does not match the model: \(reason)."
+        case let .damagedStore(path, reason): "The store at \(path) is damaged: \(reason). The file was not changed."
         case let .incompatibleModel(path, entities, reason):
             "The store at \(path) does not match the model: it was written for another version of the model "
                 + "(entities that differ: \(entities.joined(separator: ", "))), and \(reason)."
@@ -141,6 +149,8 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
             "Batch request on '\(entity)' refused: \(reason). Nothing was written."
         case let .externalDataUnavailable(path, reason):
             "The externally stored value in \(path) cannot be read: \(reason)."
+        case let .cannotAssignStore(objectID, store, reason):
+            "\(objectID) cannot be assigned to the store \(store): \(reason)."
         }
     }
 }

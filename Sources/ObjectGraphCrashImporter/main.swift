@@ -1,10 +1,10 @@
 // objectgraph-crash-importer: the child process of the kill test (Tests/ObjectGraphTests/KillTests.swift).
 // Not shipped to users (no product); `swift test` builds it because ObjectGraphTests depends on it.
 //
-// Usage: objectgraph-crash-importer STORE --batch-size N --until B [--wal-autocheckpoint P]
+// Usage: objectgraph-crash-importer STORE --batch-size N --until B [--wal-autocheckpoint P] [--atomic]
 //        [--fault redo-last|tear-batch]
 //
-// Opens the SQLite store at STORE (creating it), finds the highest batch it holds, and imports batches after it
+// Opens the SQLite store (with `--atomic`, the atomic store) at STORE (creating it), finds the highest batch it holds, and imports batches after it
 // until batch B-1 exists. Batch b is N `ImportedItem` objects with `batch = b` and `seq = b * N + i` (i < N),
 // saved with one `context.save()`. It resumes from the store alone, never from a log of its own, so it can be
 // killed at any moment and started again.
@@ -71,6 +71,7 @@ struct Options {
     var fault: String?
     var migrateBundle: String?
     var external = false
+    var atomic = false
 
     init(_ arguments: [String]) {
         var rest = arguments.makeIterator()
@@ -89,6 +90,8 @@ struct Options {
                 walAutocheckpoint = value
             case "--external":
                 external = true
+            case "--atomic":
+                atomic = true
             case "--migrate":
                 guard let value = rest.next() else { fail(2, "--migrate needs a model bundle") }
                 migrateBundle = value
@@ -133,7 +136,7 @@ func run(_ options: Options) throws {
     let coordinator = PersistentStoreCoordinator(managedObjectModel: try importModel())
     var storeOptions = PersistentStoreOptions()
     if let pages = options.walAutocheckpoint { storeOptions.sqlitePragmas["wal_autocheckpoint"] = "\(pages)" }
-    try coordinator.addPersistentStore(ofType: .sqlite, configurationName: nil,
+    try coordinator.addPersistentStore(ofType: options.atomic ? .atomic : .sqlite, configurationName: nil,
         at: URL(fileURLWithPath: options.storePath), options: storeOptions)
     let context = ManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator

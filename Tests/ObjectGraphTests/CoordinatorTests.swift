@@ -18,7 +18,7 @@ struct TwoStoreStack {
 
     init(_ kind: StoreKind) throws {
         coordinator = PersistentStoreCoordinator(managedObjectModel: try Self.model())
-        let type: PersistentStoreType = kind == .sqlite ? .sqlite : .inMemory
+        let type: PersistentStoreType = kind.storeType
         people = try coordinator.addPersistentStore(ofType: type, configurationName: "People",
             at: directory.file("people.sqlite"), options: PersistentStoreOptions())
         items = try coordinator.addPersistentStore(ofType: type, configurationName: "Items",
@@ -117,7 +117,7 @@ enum StoreRows {
         ])
         let directory = TemporaryDirectory()
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        let type: PersistentStoreType = kind == .sqlite ? .sqlite : .inMemory
+        let type: PersistentStoreType = kind.storeType
         let a = try coordinator.addPersistentStore(ofType: type, configurationName: "A", at: directory.file("a.sqlite"),
             options: PersistentStoreOptions())
         let b = try coordinator.addPersistentStore(ofType: type, configurationName: "B", at: directory.file("b.sqlite"),
@@ -153,9 +153,9 @@ enum StoreRows {
         #expect(throws: ObjectGraphError.self) { try stack.coordinator.remove(stack.items) }
         #expect(throws: ObjectGraphError.self) { try stack.coordinator.metadata(for: stack.items) }
 
-        guard kind == .sqlite, let url = stack.items.url else { return }
+        guard kind != .inMemory, let url = stack.items.url else { return }
         // The file is untouched: added again, it has the row, under the same store UUID.
-        let again = try stack.coordinator.addPersistentStore(ofType: .sqlite, configurationName: "Items", at: url,
+        let again = try stack.coordinator.addPersistentStore(ofType: kind.storeType, configurationName: "Items", at: url,
             options: PersistentStoreOptions())
         #expect(again.identifier == stack.items.identifier)
         #expect(try stack.coordinator.rows(for: [id], entity: item).count == 1)
@@ -189,16 +189,16 @@ enum StoreRows {
         let current = try stack.coordinator.metadata(for: store)
         #expect(current.userInfo == userInfo)
         #expect(current.storeUUID == store.identifier)
-        #expect(current.storeType == (kind == .sqlite ? "SQLite" : "InMemory"))
+        #expect(current.storeType == kind.storeType.rawValue)
         #expect(current.entityVersionHashes == stack.coordinator.managedObjectModel.entityVersionHashes)
-        guard kind == .sqlite else { return }
+        guard kind != .inMemory else { return }
 
         // In the file: read without opening, and by a new coordinator.
-        let read = try PersistentStoreCoordinator.metadataForPersistentStore(at: stack.storeURL)
+        let read = try PersistentStoreCoordinator.metadataForPersistentStore(ofType: kind.storeType, at: stack.storeURL)
         #expect(read.userInfo == userInfo)
         #expect(read.entityVersionHashes == stack.coordinator.managedObjectModel.entityVersionHashes)
         let reopened = PersistentStoreCoordinator(managedObjectModel: try TestModels.model())
-        let reopenedStore = try reopened.addPersistentStore(ofType: .sqlite, at: stack.storeURL)
+        let reopenedStore = try reopened.addPersistentStore(ofType: kind.storeType, at: stack.storeURL)
         #expect(try reopened.metadata(for: reopenedStore).userInfo == userInfo)
         #expect(reopenedStore.metadata.storeUUID == store.identifier)
     }
@@ -303,10 +303,10 @@ enum StoreRows {
         again.inserts = [StoreRows.insert(person, ["lastName": "Twin"], permanentID: ids[1])]
         let duplicate = try #require(throws: ObjectGraphError.self) { try coordinator.save(again) }
         #expect(duplicate.description == ObjectGraphError.duplicateObjectID(ids[1]).description)
-        guard kind == .sqlite else { return }
+        guard kind != .inMemory else { return }
         // The reservation is in the file: another coordinator continues after it.
         let other = PersistentStoreCoordinator(managedObjectModel: try TestModels.model())
-        try other.addPersistentStore(ofType: .sqlite, at: stack.storeURL)
+        try other.addPersistentStore(ofType: kind.storeType, at: stack.storeURL)
         let next = try other.obtainPermanentIDs(for: [(ManagedObjectID.makeTemporary(entityName: "Person"), person)])
         #expect(next.values.map(\.primaryKey) == [5])
     }

@@ -69,11 +69,11 @@ private final class InvalidationRecorder: FetchedResultsControllerDelegate {
 
 @Suite struct FetchedResultsControllerFeatureTests {
     /// Unlike Core Data's controller, renaming a company re-sorts (and re-sections) its employees.
-    @Test(arguments: [StoreKind.sqlite, .inMemory])
+    @Test(arguments: StoreKind.allCases)
     func aChangeToARelatedObjectReevaluatesTheObjectsPointingToIt(kind: StoreKind) throws {
         let directory = TemporaryDirectory()
         let coordinator = PersistentStoreCoordinator(managedObjectModel: try companyModel())
-        try coordinator.addPersistentStore(ofType: kind == .sqlite ? .sqlite : .inMemory, at: directory.file("s.sqlite"))
+        try coordinator.addPersistentStore(ofType: kind.storeType, at: directory.file("s.sqlite"))
         let context = ManagedObjectContext(concurrencyType: .privateQueue)
         context.persistentStoreCoordinator = coordinator
         try context.performAndWait {
@@ -114,7 +114,7 @@ private final class InvalidationRecorder: FetchedResultsControllerDelegate {
     }
 
     /// A batched controller keeps IDs and keys; objects come a batch at a time and old batches go.
-    @Test(arguments: [StoreKind.sqlite, .inMemory])
+    @Test(arguments: StoreKind.allCases)
     func aBatchedControllerLoadsAndReleasesObjectsByBatch(kind: StoreKind) throws {
         let stack = try TestStack(kind)
         try seedItems(stack, count: 400)

@@ -69,7 +69,7 @@ private func randomize(_ item: ManagedObject, _ rng: inout SeededRandom) {
     /// a background context and merged, or made in the controller's own context — applying the reported
     /// changes with UIKit's batch semantics to the previous rows gives exactly a fresh fetch's rows, with
     /// and without a predicate that objects enter and leave.
-    @Test(arguments: [StoreKind.sqlite, .inMemory], ChangeRoute.allCases)
+    @Test(arguments: StoreKind.allCases, ChangeRoute.allCases)
     func reportedChangesApplyToExactlyAFreshFetch(kind: StoreKind, route: ChangeRoute) throws {
         for seed in UInt64(1)...UInt64(8) {
             for predicate in [nil, try FetchPredicate(format: "flag == NO OR rank >= %d", 3)] {

@@ -144,7 +144,7 @@ import SectionedChanges
         #expect(Set(harness.recorder.batches.last?.reportedObjects ?? []).count == 2, "each object once")
     }
 
-    @Test(arguments: [StoreKind.sqlite, .inMemory])
+    @Test(arguments: StoreKind.allCases)
     func scenario8AnUnregisteredObjectThatStartsMatchingIsInserted(kind: StoreKind) throws {
         let harness = try Harness(kind, .merge, predicate: "flag == YES", items: [("A", 1), ("A", 2)])
         let id = try harness.id(rank: 2)
@@ -178,7 +178,7 @@ import SectionedChanges
         #expect(harness.recorder.protocolErrors.isEmpty)
     }
 
-    @Test(arguments: [StoreKind.sqlite, .inMemory])
+    @Test(arguments: StoreKind.allCases)
     func scenario12AResetReportsNoObjectsAndAsksForAFetch(kind: StoreKind) throws {
         let harness = try Harness(kind, .local, items: [("A", 1), ("B", 2)])
         harness.view.performAndWait { harness.view.reset() }
@@ -208,7 +208,7 @@ import SectionedChanges
         #expect(throws: Never.self) { try changes.validate(oldRowCounts: [6], newRowCounts: [6]) }
     }
 
-    @Test(arguments: [StoreKind.sqlite, .inMemory])
+    @Test(arguments: StoreKind.allCases)
     func scenario14SavingNewObjectsReportsNothingAndSnapshotsUseTheCurrentID(kind: StoreKind) throws {
         let harness = try Harness(kind, .local, items: [("A", 1)])
         try harness.view.performAndWait {
@@ -226,7 +226,7 @@ import SectionedChanges
         }
     }
 
-    @Test(arguments: [StoreKind.sqlite, .inMemory])
+    @Test(arguments: StoreKind.allCases)
     func scenario15SectionNamesOutOfOrderFailTheFetch(kind: StoreKind) throws {
         let stack = try TestStack(kind)
         let context = stack.context()

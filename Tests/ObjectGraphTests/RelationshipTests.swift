@@ -38,7 +38,7 @@ private struct Graph {
     let coordinator: PersistentStoreCoordinator
     init(_ kind: StoreKind) throws {
         coordinator = PersistentStoreCoordinator(managedObjectModel: try graphModel())
-        try coordinator.addPersistentStore(ofType: kind == .sqlite ? .sqlite : .inMemory, at: directory.file("g.sqlite"))
+        try coordinator.addPersistentStore(ofType: kind.storeType, at: directory.file("g.sqlite"))
     }
     func context() -> ManagedObjectContext {
         let context = ManagedObjectContext(concurrencyType: .privateQueue)
@@ -295,7 +295,7 @@ private func named(_ objects: [ManagedObject]) -> [String] { objects.compactMap 
         ])
         let directory = TemporaryDirectory()
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: kind == .sqlite ? .sqlite : .inMemory, at: directory.file("p.sqlite"))
+        try coordinator.addPersistentStore(ofType: kind.storeType, at: directory.file("p.sqlite"))
         return (coordinator, directory)
     }
 
@@ -338,7 +338,7 @@ private func named(_ objects: [ManagedObject]) -> [String] { objects.compactMap 
         ])
         let directory = TemporaryDirectory()
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: kind == .sqlite ? .sqlite : .inMemory, at: directory.file("a.sqlite"))
+        try coordinator.addPersistentStore(ofType: kind.storeType, at: directory.file("a.sqlite"))
         let writer = ManagedObjectContext(concurrencyType: .privateQueue)
         writer.persistentStoreCoordinator = coordinator
         let id = try writer.performAndWait {

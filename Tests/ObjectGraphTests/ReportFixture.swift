@@ -53,7 +53,7 @@ struct ReportStack {
     init(_ kind: StoreKind) throws {
         coordinator = PersistentStoreCoordinator(managedObjectModel: try ReportModel.model())
         storeURL = directory.file("report.sqlite")
-        try coordinator.addPersistentStore(ofType: kind == .sqlite ? .sqlite : .inMemory, at: storeURL)
+        try coordinator.addPersistentStore(ofType: kind.storeType, at: storeURL)
     }
 
     func context(_ type: ManagedObjectContext.ConcurrencyType = .privateQueue) -> ManagedObjectContext {

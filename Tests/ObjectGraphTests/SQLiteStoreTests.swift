@@ -49,9 +49,9 @@ import SQLiteStorage
             #expect(person["age"] == Int64(42))
             #expect(person["createdAt"] == created)
         }
-        if kind == .sqlite {
+        if kind != .inMemory {
             let coordinator = PersistentStoreCoordinator(managedObjectModel: try TestModels.model())
-            try coordinator.addPersistentStore(ofType: .sqlite, at: stack.storeURL)
+            try coordinator.addPersistentStore(ofType: kind.storeType, at: stack.storeURL)
             let context = ManagedObjectContext(concurrencyType: .privateQueue)
             context.persistentStoreCoordinator = coordinator
             let count = try context.performAndWait { try context.count(for: FetchRequest<ManagedObject>(entityName: "Person")) }

@@ -6,7 +6,7 @@ import Testing
 /// Company 1—n Employee (ordered), Manager a sub-entity of Employee, Employee n—m Tag, Employee → mentor
 /// (to-one, no inverse), Company → favourites (to-many, no inverse), Project n—m Employee (ordered on the
 /// project's side).
-private func managementModel() throws -> ManagedObjectModel {
+func managementModel() throws -> ManagedObjectModel {
     try ManagedObjectModel(entities: [
         EntityDescription(name: "Company", attributes: [
             AttributeDescription(name: "name", type: .string),
@@ -43,7 +43,7 @@ private func managementModel() throws -> ManagedObjectModel {
 
 /// What the object graph looks like through a fresh context, by object URI: attributes and relationships
 /// (to-many as URIs, in order for ordered relationships, else sorted).
-private func graphDescription(_ coordinator: PersistentStoreCoordinator) throws -> [String: String] {
+func graphDescription(_ coordinator: PersistentStoreCoordinator) throws -> [String: String] {
     let context = ManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     return try context.performAndWait {
@@ -71,14 +71,14 @@ private func graphDescription(_ coordinator: PersistentStoreCoordinator) throws 
 }
 
 /// Every row's version, by object ID, read straight from the store.
-private func rowVersions(_ store: PersistentStore, _ model: ManagedObjectModel) throws -> [ManagedObjectID: Int64] {
+func rowVersions(_ store: PersistentStore, _ model: ManagedObjectModel) throws -> [ManagedObjectID: Int64] {
     let contents = try StoreContents.read(from: store, model: model)
     return Dictionary(uniqueKeysWithValues: contents.rows.map { ($0.objectID, $0.version) })
 }
 
 /// A coordinator with one store of the management model, filled with a small graph whose rows have versions
 /// above 1, a deleted row and keys reserved ahead of a save (so `Z_MAX` is past the highest row).
-private struct ManagedGraph {
+struct ManagedGraph {
     let directory = TemporaryDirectory(prefix: "store-management")
     let model: ManagedObjectModel
     let coordinator: PersistentStoreCoordinator
@@ -90,7 +90,7 @@ private struct ManagedGraph {
     init(_ kind: StoreKind, file: String = "graph.sqlite") throws {
         model = try managementModel()
         coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        store = try coordinator.addPersistentStore(ofType: kind == .sqlite ? .sqlite : .inMemory,
+        store = try coordinator.addPersistentStore(ofType: kind.storeType,
             at: directory.file(file))
         var metadata = store.metadata
         metadata.userInfo["purpose"] = .string("store management tests")
@@ -425,7 +425,7 @@ private func integrityCheck(_ url: URL) throws -> [[SQLiteValue]] {
 
     // MARK: migrate
 
-    @Test(arguments: [PersistentStoreType.sqlite, .inMemory])
+    @Test(arguments: [PersistentStoreType.sqlite, .inMemory, .atomic])
     func migrateFromSQLiteKeepsRowsRelationshipsVersionsAndIDs(to type: PersistentStoreType) throws {
         let graph = try ManagedGraph(.sqlite)
         let before = try graphDescription(graph.coordinator)
@@ -437,10 +437,10 @@ private func integrityCheck(_ url: URL) throws -> [[SQLiteValue]] {
         let migrated = try graph.coordinator.migratePersistentStore(graph.store, to: destination, type: type)
         #expect(graph.coordinator.persistentStores.map(ObjectIdentifier.init) == [ObjectIdentifier(migrated)])
         #expect(migrated.type == type)
-        #expect(migrated.url == (type == .sqlite ? StoreFiles.resolved(destination) : nil))
+        #expect(migrated.url == (type != .inMemory ? StoreFiles.resolved(destination) : nil))
         #expect(migrated.identifier == graph.store.identifier)
         #expect(migrated.metadata.userInfo["purpose"] == .string("store management tests"))
-        #expect(fileExists(destination) == (type == .sqlite))
+        #expect(fileExists(destination) == (type != .inMemory))
         if type == .sqlite { #expect(try integrityCheck(destination) == [["ok"]]) }
         // The coordinator reads through the new store: every row, relationship and version.
         #expect(try graphDescription(graph.coordinator) == before)
@@ -477,7 +477,7 @@ private func integrityCheck(_ url: URL) throws -> [[SQLiteValue]] {
 
     /// After a migration: IDs and URIs of the old store resolve, registered objects (even faults) load from the
     /// new store, pending changes save into it without conflicts, and new keys come after every reserved one.
-    private func checkIDsKeepWorking(_ graph: ManagedGraph, migrated: PersistentStore) throws {
+    func checkIDsKeepWorking(_ graph: ManagedGraph, migrated: PersistentStore) throws {
         let zoeID = try #require(graph.ids["zoe"])
         let acmeID = try #require(graph.ids["acme"])
         #expect(graph.coordinator.managedObjectID(forURIRepresentation: zoeID.uriRepresentation) == zoeID)

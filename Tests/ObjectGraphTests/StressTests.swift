@@ -74,7 +74,7 @@ private func storedTotal(_ coordinator: PersistentStoreCoordinator) throws -> In
     @Test(arguments: StoreKind.allCases) func concurrentTransfersLoseNoUpdate(kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
         let coordinator = PersistentStoreCoordinator(managedObjectModel: try bankModel())
-        try coordinator.addPersistentStore(ofType: kind == .sqlite ? .sqlite : .inMemory, at: directory.file("bank.sqlite"))
+        try coordinator.addPersistentStore(ofType: kind.storeType, at: directory.file("bank.sqlite"))
         let seeder = ManagedObjectContext(concurrencyType: .privateQueue)
         seeder.persistentStoreCoordinator = coordinator
         let ids = try seeder.performAndWait {

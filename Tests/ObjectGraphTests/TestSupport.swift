@@ -35,8 +35,17 @@ enum TestModels {
 
 /// How a test stack stores its rows.
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
-    case sqlite, inMemory
+    case sqlite, inMemory, atomic
     var testDescription: String { rawValue }
+
+    /// The store type of this kind.
+    var storeType: PersistentStoreType {
+        switch self {
+        case .sqlite: .sqlite
+        case .inMemory: .inMemory
+        case .atomic: .atomic
+        }
+    }
 }
 
 /// A coordinator with one store, plus a folder to keep the file in.
@@ -48,7 +57,7 @@ struct TestStack {
     init(_ kind: StoreKind = .sqlite) throws {
         coordinator = PersistentStoreCoordinator(managedObjectModel: try TestModels.model())
         storeURL = directory.file("store.sqlite")
-        try coordinator.addPersistentStore(ofType: kind == .sqlite ? .sqlite : .inMemory, at: storeURL)
+        try coordinator.addPersistentStore(ofType: kind.storeType, at: storeURL)
     }
 
     func context(_ type: ManagedObjectContext.ConcurrencyType = .privateQueue, name: String? = nil)

@@ -34,7 +34,7 @@ private struct UndoStack {
     init(_ kind: StoreKind) throws {
         coordinator = PersistentStoreCoordinator(managedObjectModel: try undoModel())
         try coordinator.addPersistentStore(
-            ofType: kind == .sqlite ? .sqlite : .inMemory, at: directory.file("u.sqlite"))
+            ofType: kind.storeType, at: directory.file("u.sqlite"))
     }
 
     func context(undoable: Bool = true) -> ManagedObjectContext {

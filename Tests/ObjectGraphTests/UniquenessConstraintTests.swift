@@ -26,7 +26,7 @@ private struct UniqueStack {
 
     init(_ kind: StoreKind) throws {
         coordinator = PersistentStoreCoordinator(managedObjectModel: try uniqueModel())
-        try coordinator.addPersistentStore(ofType: kind == .sqlite ? .sqlite : .inMemory, at: directory.file("u.sqlite"))
+        try coordinator.addPersistentStore(ofType: kind.storeType, at: directory.file("u.sqlite"))
     }
 
     func context(_ policy: MergePolicy = .error) -> ManagedObjectContext {

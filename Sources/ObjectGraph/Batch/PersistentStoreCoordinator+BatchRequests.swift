@@ -34,7 +34,8 @@ extension PersistentStoreCoordinator {
     }
 
     /// Sets the request's values on every matching object straight in the store, in one transaction, and
-    /// drops those rows from the row cache.
+    /// drops those rows from the row cache. When several stores hold the entity, each of them runs the update
+    /// in its own transaction, one after the other (like a save across stores, not atomic across them).
     ///
     /// - Throws: ``ObjectGraphError/invalidRequest(entity:reason:)`` for values that do not fit (nothing is
     ///   changed), ``ObjectGraphError/predicate(_:)``, ``ObjectGraphError/readOnlyStore(store:)``, routing
@@ -42,14 +43,18 @@ extension PersistentStoreCoordinator {
     public func execute(_ request: BatchUpdateRequest) throws(ObjectGraphError) -> BatchResult {
         let entity = try batchEntity(request.entityName)
         let values = try BatchValueConverter(entity: entity).assignments(from: request.propertiesToUpdate)
-        let outcome = try run(.update(entity: entity, predicate: request.predicate,
-            includesSubentities: request.includesSubentities, values: values), entity: entity)
+        let operation = StoreBatchOperation.update(entity: entity, predicate: request.predicate,
+            includesSubentities: request.includesSubentities, values: values)
+        let stores = try self.stores(forFetching: entity, includesSubentities: request.includesSubentities,
+            affectedStores: nil)
+        let outcome = try run(stores.map { ($0, operation) })
         return result(outcome.updated, RemoteContextSave(updated: outcome.updated), request.resultType)
     }
 
     /// Deletes the matching objects (and whatever their cascade rules reach) straight in the store, in one
     /// transaction, applying their delete rules (see ``BatchDeleteRequest``), and drops the changed rows from
-    /// the row cache.
+    /// the row cache. When several stores hold the entity, each of them runs the delete (on its own objects)
+    /// in its own transaction, one after the other.
     ///
     /// - Throws: ``ObjectGraphError/deleteDenied(objectID:relationship:)``,
     ///   ``ObjectGraphError/batchRequestRefused(entity:reason:)`` (nothing is deleted),
@@ -66,13 +71,20 @@ extension PersistentStoreCoordinator {
                 throw .invalidRequest(entity: entity.name,
                     reason: "\(stranger) is not a saved object of \(entity.name)'s hierarchy; delete one entity's objects at a time")
             }
-            let store = try store(for: entity)
-            if let foreign = ids.first(where: { $0.storeIdentifier != store.identifier }) {
-                throw .batchRequestRefused(entity: entity.name, reason: "\(foreign) is not in the store that holds \(entity.name)")
-            }
         }
-        let outcome = try run(.delete(entity: entity, predicate: request.predicate, objectIDs: request.objectIDs,
-            includesSubentities: request.includesSubentities), entity: entity)
+        let stores = try self.stores(forFetching: entity, includesSubentities: request.includesSubentities,
+            affectedStores: nil)
+        if let ids = request.objectIDs,
+            let foreign = ids.first(where: { id in !stores.contains { $0.identifier == id.storeIdentifier } })
+        {
+            throw .batchRequestRefused(entity: entity.name, reason: "\(foreign) is not in a store that holds \(entity.name)")
+        }
+        let outcome = try run(stores.compactMap { store in
+            let ids = request.objectIDs?.filter { $0.storeIdentifier == store.identifier }
+            if let ids, ids.isEmpty { return nil }
+            return (store, .delete(entity: entity, predicate: request.predicate, objectIDs: ids,
+                includesSubentities: request.includesSubentities))
+        })
         return result(outcome.deleted, RemoteContextSave(updated: outcome.updated, deleted: outcome.deleted),
             request.resultType)
     }
@@ -86,14 +98,31 @@ extension PersistentStoreCoordinator {
     private func run(_ operation: StoreBatchOperation, entity: EntityDescription) throws(ObjectGraphError)
         -> StoreBatchOutcome
     {
-        let store = try store(for: entity)
-        guard !store.isReadOnly else { throw .readOnlyStore(store: store.displayName) }
-        guard let backend = store.backend as? any BatchStoreBackend else {
-            throw .unsupportedStoreOperation("the store \(store.displayName) cannot run batch requests")
+        try run([(try store(for: entity), operation)])
+    }
+
+    /// Runs each operation in its store, in order (after checking that every store can take it), forgetting
+    /// the rows each one changed from the row cache, and returns what they changed together.
+    private func run(_ parts: [(store: PersistentStore, operation: StoreBatchOperation)]) throws(ObjectGraphError)
+        -> StoreBatchOutcome
+    {
+        var backends: [any BatchStoreBackend] = []
+        for (store, _) in parts {
+            guard !store.isReadOnly else { throw .readOnlyStore(store: store.displayName) }
+            guard let backend = store.backend as? any BatchStoreBackend else {
+                throw .unsupportedStoreOperation("the store \(store.displayName) cannot run batch requests")
+            }
+            backends.append(backend)
         }
-        let outcome = try backend.execute(operation)
-        rowCache.withLock { $0.remove(outcome.updated + outcome.deleted) }
-        return outcome
+        var total = StoreBatchOutcome()
+        for (backend, part) in zip(backends, parts) {
+            let outcome = try backend.execute(part.operation)
+            rowCache.withLock { $0.remove(outcome.updated + outcome.deleted) }
+            total.inserted += outcome.inserted
+            total.updated += outcome.updated
+            total.deleted += outcome.deleted
+        }
+        return total
     }
 
     private func result(_ ids: [ManagedObjectID], _ changes: RemoteContextSave, _ type: BatchResultType) -> BatchResult {

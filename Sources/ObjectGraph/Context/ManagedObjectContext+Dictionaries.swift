@@ -16,7 +16,10 @@ extension ManagedObjectContext {
     /// ```
     ///
     /// The work happens in the store — one SQL statement on an SQLite store, the same computation on the
-    /// in-memory store's rows — and no objects are made. **Dictionary fetches read the saved state of the
+    /// in-memory store's rows — and no objects are made. When several stores hold the entity (see
+    /// ``FetchRequest/affectedStores``), the matching rows of all of them are grouped, aggregated, sorted and
+    /// cut together, exactly as if one store held them all: groups with the same keys in different stores
+    /// are one group. **Dictionary fetches read the saved state of the
     /// store**: unsaved changes of this context (and of its parents) are not included, whatever
     /// ``FetchRequest/includesPendingChanges`` says, as in Core Data, which does not support pending
     /// changes with dictionary results. Save first to include them.
@@ -34,13 +37,35 @@ extension ManagedObjectContext {
 }
 
 extension PersistentStoreCoordinator {
-    /// Plans `request` as a dictionary fetch and runs it in the store that holds its entity.
+    /// Plans `request` as a dictionary fetch and runs it in the store that holds its entity; when several
+    /// stores take part, reads their matching rows and computes the results from all of them at once.
     func fetchDictionaries<Result>(_ request: FetchRequest<Result>) throws(ObjectGraphError) -> [[String: AttributeValue]] {
         let plan = try DictionaryFetchPlan(request, model: managedObjectModel)
-        let store = try store(for: plan.entity)
-        guard let backend = store.backend as? any BatchStoreBackend else {
-            throw .unsupportedStoreOperation("the store \(store.displayName) cannot compute dictionary results")
+        let stores = try stores(forFetching: plan.entity, includesSubentities: plan.includesSubentities,
+            affectedStores: request.affectedStores)
+        if stores.count == 1, let store = stores.first {
+            guard let backend = store.backend as? any BatchStoreBackend else {
+                throw .unsupportedStoreOperation("the store \(store.displayName) cannot compute dictionary results")
+            }
+            return try backend.fetchDictionaries(plan)
         }
-        return try backend.fetchDictionaries(plan)
+        let graph = StoredRowGraph(coordinator: self)
+        var rows: [DictionaryResultAssembler.Row] = []
+        for store in stores {
+            for row in try store.backend.fetch(entity: plan.entity, predicate: plan.predicate, sortCriteria: [],
+                limit: 0, offset: 0, includesSubentities: plan.includesSubentities)
+            {
+                let subject = graph.subject(for: row)
+                rows.append(DictionaryResultAssembler.Row(id: row.objectID) { keyPath in
+                    guard let keyPath else { return .uri(row.objectID.uriRepresentation) }
+                    switch KeyPathReader.value(of: keyPath, on: subject) {
+                    case .value(let value): return value
+                    case .object(let id): return .uri(id.uriRepresentation)
+                    default: return .null
+                    }
+                })
+            }
+        }
+        return try DictionaryResultAssembler(plan: plan).assemble(rows)
     }
 }

@@ -15,12 +15,13 @@ extension ManagedObjectContext {
         let entity = try entity(named: request.entityName)
         let source = try objectSource()
         let pendingObjects = request.includesPendingChanges
-            ? pendingObjects(of: entity, includesSubentities: request.includesSubentities) : []
+            ? pendingObjects(of: entity, includesSubentities: request.includesSubentities, in: request.affectedStores)
+            : []
         let needsMemoryPass = !pendingObjects.isEmpty
         let rows = try source.fetch(
             entity: entity, predicate: request.predicate, sortCriteria: request.sortCriteria,
             limit: needsMemoryPass ? 0 : request.fetchLimit, offset: needsMemoryPass ? 0 : request.fetchOffset,
-            includesSubentities: request.includesSubentities)
+            includesSubentities: request.includesSubentities, stores: request.affectedStores)
         let model = persistentStoreCoordinator?.managedObjectModel
         var objects = rows.map {
             materialize($0, entity: model?.entity(named: $0.objectID.entityName) ?? entity,
@@ -61,12 +62,13 @@ extension ManagedObjectContext {
         checkQueue("count(for:)")
         let entity = try entity(named: request.entityName)
         if request.includesPendingChanges,
-            !pendingObjects(of: entity, includesSubentities: request.includesSubentities).isEmpty
+            !pendingObjects(of: entity, includesSubentities: request.includesSubentities, in: request.affectedStores)
+                .isEmpty
         {
             return try fetch(request).count
         }
         var count = try objectSource().count(entity: entity, predicate: request.predicate,
-            includesSubentities: request.includesSubentities)
+            includesSubentities: request.includesSubentities, stores: request.affectedStores)
         count = max(0, count - max(request.fetchOffset, 0))
         return request.fetchLimit > 0 ? min(count, request.fetchLimit) : count
     }
@@ -92,7 +94,8 @@ extension ManagedObjectContext {
         checkQueue("fetchObjectIDs(_:)")
         let entity = try entity(named: request.entityName)
         if request.includesPendingChanges,
-            !pendingObjects(of: entity, includesSubentities: request.includesSubentities).isEmpty
+            !pendingObjects(of: entity, includesSubentities: request.includesSubentities, in: request.affectedStores)
+                .isEmpty
         {
             return try fetch(request).map(\.objectID)
         }
@@ -100,7 +103,7 @@ extension ManagedObjectContext {
         return try objectSource().fetchKeyedRows(
             entity: entity, predicate: request.predicate, sortCriteria: request.sortCriteria, keys: [],
             limit: request.fetchLimit, offset: request.fetchOffset, includesSubentities: request.includesSubentities,
-            model: model
+            stores: request.affectedStores, model: model
         ).map(\.objectID)
     }
 
@@ -164,15 +167,30 @@ extension ManagedObjectContext {
         return entity
     }
 
-    /// Unsaved inserted, updated and deleted objects of `entity` (and of its sub-entities, if asked).
-    private func pendingObjects(of entity: EntityDescription, includesSubentities: Bool) -> [ManagedObject] {
+    /// Unsaved inserted, updated and deleted objects of `entity` (and of its sub-entities, if asked), of
+    /// `stores` when given (an unsaved object counts as in the store it will be saved to).
+    private func pendingObjects(of entity: EntityDescription, includesSubentities: Bool, in stores: [PersistentStore]?)
+        -> [ManagedObject]
+    {
         let names = includesSubentities
             ? Set(persistentStoreCoordinator?.managedObjectModel.entityAndDescendants(of: entity).map(\.name) ?? [entity.name])
             : [entity.name]
         var result: [ManagedObject] = []
         for objects in [insertedObjectsByIdentity, updatedObjectsByIdentity, deletedObjectsByIdentity] {
-            for object in objects.values where names.contains(object.entity.name) { result.append(object) }
+            for object in objects.values where names.contains(object.entity.name) && isInStores(object, stores) {
+                result.append(object)
+            }
         }
         return result
+    }
+
+    /// Whether `object` is held by one of `stores` (always, for nil): the store its permanent ID names, or for an
+    /// unsaved object the store it will be saved to.
+    func isInStores(_ object: ManagedObject, _ stores: [PersistentStore]?) -> Bool {
+        guard let stores else { return true }
+        guard let identifier = persistentStoreCoordinator?.storeIdentifier(intendedFor: object.objectID) else {
+            return false
+        }
+        return stores.contains { $0.identifier == identifier }
     }
 }

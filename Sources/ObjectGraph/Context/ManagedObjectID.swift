@@ -66,11 +66,14 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
         hasher.combine(isTemporaryID)
     }
 
-    /// Orders IDs as fetches break ties: permanent IDs by primary key, then temporary IDs by creation.
+    /// Orders IDs as fetches break ties: permanent IDs by primary key, then temporary IDs by creation; equal
+    /// keys (rows of different hierarchies, or of different stores) by entity name, then by store identifier
+    /// (the store's UUID text, byte by byte), so that results merged from several stores have one order.
     func precedes(_ other: ManagedObjectID) -> Bool {
         if isTemporaryID != other.isTemporaryID { return !isTemporaryID }
         if key != other.key { return key < other.key }
-        return entityName < other.entityName
+        if entityName != other.entityName { return entityName < other.entityName }
+        return storeIdentifier.utf8.lexicographicallyPrecedes(other.storeIdentifier.utf8)
     }
 
     private static let temporarySerial = Atomic<Int64>(0)

@@ -6,19 +6,20 @@ import Foundation
 /// Rows come back as ``RowSnapshot``s either way, so fetching, fault firing and relationship loading work
 /// the same in a child as in a root context; a child simply sees its parent's unsaved state as "the store".
 protocol ObjectSource: Sendable {
-    /// Rows of `entity` matching `predicate`, in `sortCriteria` order, then by object ID.
+    /// Rows of `entity` matching `predicate`, in `sortCriteria` order, then by object ID, from `stores` (nil:
+    /// every store that holds the entity; see ``FetchRequest/affectedStores``).
     func fetch(
         entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], limit: Int,
-        offset: Int, includesSubentities: Bool
+        offset: Int, includesSubentities: Bool, stores: [PersistentStore]?
     ) throws(ObjectGraphError) -> [RowSnapshot]
     /// The rows `fetch` would return, reduced to IDs and the values of attributes `keys` (see ``KeyedRow``).
     func fetchKeyedRows(
         entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], keys: [String],
-        limit: Int, offset: Int, includesSubentities: Bool, model: ManagedObjectModel
+        limit: Int, offset: Int, includesSubentities: Bool, stores: [PersistentStore]?, model: ManagedObjectModel
     ) throws(ObjectGraphError) -> [KeyedRow]
     /// The number of rows `fetch` would return without limit and offset.
-    func count(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool)
-        throws(ObjectGraphError) -> Int
+    func count(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool,
+        stores: [PersistentStore]?) throws(ObjectGraphError) -> Int
     /// The rows with these IDs that (still) exist.
     func rows(for ids: [ManagedObjectID], entity: EntityDescription) throws(ObjectGraphError) -> [RowSnapshot]
     /// The destinations of a to-many relationship of one object, in order for ordered relationships.
@@ -29,34 +30,35 @@ protocol ObjectSource: Sendable {
         throws(ObjectGraphError) -> [ManagedObjectID: [ManagedObjectID]]
 }
 
-/// A root context's source: the store that holds each entity (or that each ID names), through the
-/// coordinator — whose row cache answers fault firing without a query when it has the row.
+/// A root context's source: the stores that hold each entity (their results merged when there are several)
+/// or that each ID names, through the coordinator — whose row cache answers fault firing without a query when
+/// it has the row.
 struct CoordinatorObjectSource: ObjectSource {
     let coordinator: PersistentStoreCoordinator
 
     func fetch(
         entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], limit: Int,
-        offset: Int, includesSubentities: Bool
+        offset: Int, includesSubentities: Bool, stores: [PersistentStore]?
     ) throws(ObjectGraphError) -> [RowSnapshot] {
-        try coordinator.store(for: entity).backend.fetch(
+        try coordinator.mergedRows(
             entity: entity, predicate: predicate, sortCriteria: sortCriteria, limit: limit, offset: offset,
-            includesSubentities: includesSubentities)
+            includesSubentities: includesSubentities, affectedStores: stores)
     }
 
     func fetchKeyedRows(
         entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], keys: [String],
-        limit: Int, offset: Int, includesSubentities: Bool, model: ManagedObjectModel
+        limit: Int, offset: Int, includesSubentities: Bool, stores: [PersistentStore]?, model: ManagedObjectModel
     ) throws(ObjectGraphError) -> [KeyedRow] {
-        try coordinator.store(for: entity).backend.fetchKeyedRows(
+        try coordinator.mergedKeyedRows(
             entity: entity, predicate: predicate, sortCriteria: sortCriteria, keys: keys, limit: limit, offset: offset,
-            includesSubentities: includesSubentities, model: model)
+            includesSubentities: includesSubentities, affectedStores: stores)
     }
 
-    func count(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool)
-        throws(ObjectGraphError) -> Int
+    func count(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool,
+        stores: [PersistentStore]?) throws(ObjectGraphError) -> Int
     {
-        try coordinator.store(for: entity).backend.count(
-            entity: entity, predicate: predicate, includesSubentities: includesSubentities)
+        try coordinator.count(entity: entity, predicate: predicate, includesSubentities: includesSubentities,
+            affectedStores: stores)
     }
 
     func rows(for ids: [ManagedObjectID], entity: EntityDescription) throws(ObjectGraphError) -> [RowSnapshot] {
@@ -88,7 +90,7 @@ struct ParentContextObjectSource: ObjectSource {
 
     func fetch(
         entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], limit: Int,
-        offset: Int, includesSubentities: Bool
+        offset: Int, includesSubentities: Bool, stores: [PersistentStore]?
     ) throws(ObjectGraphError) -> [RowSnapshot] {
         var request = FetchRequest<ManagedObject>(entityName: entity.name)
         request.predicate = predicate
@@ -96,18 +98,20 @@ struct ParentContextObjectSource: ObjectSource {
         request.fetchLimit = limit
         request.fetchOffset = offset
         request.includesSubentities = includesSubentities
+        request.affectedStores = stores
         let parent = parent
         return try onParentQueue { () throws(ObjectGraphError) in
             try parent.fetch(request).compactMap { parent.snapshotForChild($0) }
         }
     }
 
-    func count(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool)
-        throws(ObjectGraphError) -> Int
+    func count(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool,
+        stores: [PersistentStore]?) throws(ObjectGraphError) -> Int
     {
         var request = FetchRequest<ManagedObject>(entityName: entity.name)
         request.predicate = predicate
         request.includesSubentities = includesSubentities
+        request.affectedStores = stores
         let parent = parent
         return try onParentQueue { () throws(ObjectGraphError) in try parent.count(for: request) }
     }
@@ -167,10 +171,10 @@ extension ObjectSource {
     /// Reads whole rows and reduces them: right for a parent context, whose "rows" are its objects.
     func fetchKeyedRows(
         entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], keys: [String],
-        limit: Int, offset: Int, includesSubentities: Bool, model: ManagedObjectModel
+        limit: Int, offset: Int, includesSubentities: Bool, stores: [PersistentStore]?, model: ManagedObjectModel
     ) throws(ObjectGraphError) -> [KeyedRow] {
         let rows = try fetch(entity: entity, predicate: predicate, sortCriteria: sortCriteria, limit: limit,
-            offset: offset, includesSubentities: includesSubentities)
+            offset: offset, includesSubentities: includesSubentities, stores: stores)
         return KeyedRow.reduce(rows, keys: keys, fallback: entity, model: model)
     }
 }

@@ -51,6 +51,11 @@ public struct FetchRequest<Result: ManagedObject>: Sendable, Hashable, CustomStr
     public var havingPredicate: FetchPredicate?
     /// Whether a dictionary fetch leaves out rows equal to an earlier one (SQL's `SELECT DISTINCT`).
     public var returnsDistinctResults: Bool
+    /// The stores to read (Core Data's `affectedStores`); nil reads every store of the coordinator that holds
+    /// the entity, merging their results in the request's order. Stores that do not hold the entity are
+    /// skipped. Unsaved objects of the fetching context count as in the store they will be saved to (see
+    /// ``ManagedObjectContext/assign(_:to:)``).
+    public var affectedStores: [PersistentStore]?
 
     /// Creates a request for all objects of `entityName`, unsorted.
     public init(
@@ -72,6 +77,7 @@ public struct FetchRequest<Result: ManagedObject>: Sendable, Hashable, CustomStr
         self.propertiesToGroupBy = []
         self.havingPredicate = nil
         self.returnsDistinctResults = false
+        self.affectedStores = nil
     }
 
     /// The same request for a different result class.
@@ -89,6 +95,7 @@ public struct FetchRequest<Result: ManagedObject>: Sendable, Hashable, CustomStr
         other.propertiesToGroupBy = propertiesToGroupBy
         other.havingPredicate = havingPredicate
         other.returnsDistinctResults = returnsDistinctResults
+        other.affectedStores = affectedStores
         return other
     }
 
@@ -104,6 +111,7 @@ public struct FetchRequest<Result: ManagedObject>: Sendable, Hashable, CustomStr
         if !propertiesToGroupBy.isEmpty { parts.append("group by: " + propertiesToGroupBy.joined(separator: ", ")) }
         if let havingPredicate { parts.append("having: \(havingPredicate)") }
         if returnsDistinctResults { parts.append("distinct") }
+        if let affectedStores { parts.append("stores: " + affectedStores.map(\.identifier).joined(separator: ", ")) }
         return "<FetchRequest " + parts.joined(separator: "; ") + ">"
     }
 }

@@ -20,21 +20,25 @@ extension RowOrdering {
                 for offset in start..<bytes.count { bytes[offset] = ~bytes[offset] }
             }
         }
-        Self.appendID(id, to: &bytes)
+        appendID(id, to: &bytes)
         return bytes
     }
 
     /// The tie-break that ends every row's bytes: the object ID.
-    private static func appendID(_ id: ManagedObjectID, to bytes: inout [UInt8]) {
+    private func appendID(_ id: ManagedObjectID, to bytes: inout [UInt8]) {
         bytes.append(id.isTemporaryID ? 1 : 0)
-        append(integer: id.key, to: &bytes)
+        Self.append(integer: id.key, to: &bytes)
         var name = id.entityName
-        name.withUTF8 { appendEscaped($0, to: &bytes) }
+        name.withUTF8 { Self.appendEscaped($0, to: &bytes) }
+        // Rows of different stores may share a key and an entity: the store breaks the tie (empty when temporary).
+        guard tieBreaksByStore else { return }
+        var store = id.storeIdentifier
+        store.withUTF8 { Self.appendEscaped($0, to: &bytes) }
     }
 
     /// `order` (bytes made for the ID `old`) with the same keys and the ID `new` — what a result placed
     /// under a temporary ID is keyed by once that ID becomes permanent.
-    static func replacingID(in order: [UInt8], old: ManagedObjectID, new: ManagedObjectID) -> [UInt8] {
+    func replacingID(in order: [UInt8], old: ManagedObjectID, new: ManagedObjectID) -> [UInt8] {
         var oldTail: [UInt8] = []
         appendID(old, to: &oldTail)
         var bytes = Array(order.prefix(max(order.count - oldTail.count, 0)))

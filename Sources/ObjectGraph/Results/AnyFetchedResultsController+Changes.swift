@@ -63,6 +63,7 @@ extension AnyFetchedResultsController {
         for object in changed where trackedEntityNames.contains(object.entity.name) {
             guard seen.insert(ObjectIdentifier(object)).inserted else { continue }
             let matches = !object.isDeleted && (predicate?.evaluate(with: object) ?? true)
+                && managedObjectContext.isInStores(object, fetchRequest.affectedStores)
             guard let id = placementID(of: object), let order = placedOrders[id],
                 let (entry, position) = index.locate(id, order: order)
             else {
@@ -216,7 +217,7 @@ extension AnyFetchedResultsController {
             }
             guard let order = placedOrders[placement.id], let offset = index.position(of: placement.id, order: order)
             else { continue }
-            let newOrder = RowOrdering.replacingID(in: order, old: placement.id, new: newID)
+            let newOrder = ordering.replacingID(in: order, old: placement.id, new: newID)
             let fitsBefore = offset == 0 || RowOrdering.compare(index[offset - 1].order, newOrder) < 0
             let fitsAfter = offset + 1 >= index.count || RowOrdering.compare(newOrder, index[offset + 1].order) < 0
             if fitsBefore, fitsAfter, index.replaceID(placement.id, order: order, with: newID) {

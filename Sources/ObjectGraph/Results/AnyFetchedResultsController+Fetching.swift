@@ -23,7 +23,11 @@ extension AnyFetchedResultsController {
         guard let entity = model.entity(named: fetchRequest.entityName) else {
             throw .unknownEntity(fetchRequest.entityName)
         }
-        ordering = RowOrdering(criteria: fetchRequest.sortCriteria)
+        // Results of one store never tie on their IDs: the store is left out of each result's order bytes.
+        let storeCount = (try? managedObjectContext.persistentStoreCoordinator?.stores(forFetching: entity,
+            includesSubentities: fetchRequest.includesSubentities, affectedStores: fetchRequest.affectedStores).count)
+            ?? nil
+        ordering = RowOrdering(criteria: fetchRequest.sortCriteria, tieBreaksByStore: (storeCount ?? 2) > 1)
         keyPlacesByEntity = [:]
         trackedEntityNames = fetchRequest.includesSubentities
             ? Set(model.entityAndDescendants(of: entity).map(\.name)) : [entity.name]
@@ -108,10 +112,11 @@ extension AnyFetchedResultsController {
         let context = managedObjectContext
         let rows = try context.objectSource().fetchKeyedRows(
             entity: entity, predicate: fetchRequest.predicate, sortCriteria: fetchRequest.sortCriteria, keys: keys,
-            limit: 0, offset: 0, includesSubentities: fetchRequest.includesSubentities, model: model)
+            limit: 0, offset: 0, includesSubentities: fetchRequest.includesSubentities,
+            stores: fetchRequest.affectedStores, model: model)
         let pending = fetchRequest.includesPendingChanges
             ? context.insertedObjects.union(context.updatedObjects).union(context.deletedObjects)
-                .filter { trackedEntityNames.contains($0.entity.name) }
+                .filter { trackedEntityNames.contains($0.entity.name) && context.isInStores($0, fetchRequest.affectedStores) }
             : []
         let pendingIDs = Set(pending.map(\.objectID))
         var entries: [ResultsEntry] = []

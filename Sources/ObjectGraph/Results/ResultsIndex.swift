@@ -38,7 +38,7 @@ struct ResultsEntry: Sendable {
 
     /// The same entry under another ID (a temporary ID that became permanent).
     func withID(_ newID: ManagedObjectID, ordering: RowOrdering) -> ResultsEntry {
-        ResultsEntry(id: newID, order: RowOrdering.replacingID(in: order, old: id, new: newID), section: section)
+        ResultsEntry(id: newID, order: ordering.replacingID(in: order, old: id, new: newID), section: section)
     }
 }
 

@@ -1,18 +1,18 @@
 import Foundation
 
 extension InMemoryStore {
-    /// Runs a batch operation on the rows, under the store's lock so that it is one step for every other
-    /// reader and writer, with the SQLite store's semantics: new keys continue the hierarchy's counter,
+    /// Runs a batch operation on the rows as one ``commit(_:)`` (for an atomic store: one rewrite of its file),
+    /// so that it is one step for every other reader and writer, with the SQLite store's semantics: new keys continue the hierarchy's counter,
     /// every changed row's version goes up once, delete rules are applied by ``BatchDeletePlanner``.
     /// A batch insert's rows are all gathered before the lock is taken (so the handler never runs under it).
     func execute(_ operation: StoreBatchOperation) throws(ObjectGraphError) -> StoreBatchOutcome {
-        guard !isReadOnly else { throw .readOnlyStore(store: "in-memory \(identifier)") }
+        guard !isReadOnly else { throw .readOnlyStore(store: displayName) }
         switch operation {
         case .insert(let entity, let nextRow):
             var rows: [[AttributeValue]] = []
             while let values = try nextRow() { rows.append(values) }
             let root = root(entity)
-            return state.withLock { state in
+            return try commit { state in
                 var outcome = StoreBatchOutcome()
                 var key = state.maxPrimaryKey[root] ?? 0
                 for values in rows {
@@ -22,10 +22,10 @@ extension InMemoryStore {
                     outcome.inserted.append(ManagedObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key))
                 }
                 state.maxPrimaryKey[root] = key
-                return outcome
+                return .success(outcome)
             }
         case .update(let entity, let predicate, let includesSubentities, let values):
-            let result: Result<StoreBatchOutcome, ObjectGraphError> = state.withLock { state in
+            return try commit { state in
                 do throws(ObjectGraphError) {
                     let ids = try matchingIDs(entity, predicate, nil, includesSubentities, state)
                     let root = root(entity)
@@ -40,9 +40,8 @@ extension InMemoryStore {
                     return .failure(error)
                 }
             }
-            return try result.get()
         case .delete(let entity, let predicate, let objectIDs, let includesSubentities):
-            let result: Result<StoreBatchOutcome, ObjectGraphError> = state.withLock { state in
+            return try commit { state in
                 do throws(ObjectGraphError) {
                     let ids = try matchingIDs(entity, predicate, objectIDs, includesSubentities, state)
                     let planner = BatchDeletePlanner(model: model, storeIdentifier: identifier, entityName: entity.name)
@@ -53,7 +52,6 @@ extension InMemoryStore {
                     return .failure(error)
                 }
             }
-            return try result.get()
         }
     }
 

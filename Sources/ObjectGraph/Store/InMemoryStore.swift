@@ -5,6 +5,10 @@ import Synchronization
 ///
 /// It evaluates predicates and sorts with exactly the code paths the SQLite store mirrors in SQL, which
 /// makes it both a test double and an oracle.
+///
+/// The atomic store is this store with a ``file``: every change is applied to a copy of the rows, the copy is
+/// written whole to the file (``AtomicStoreFile``), and only then does it become the store's state (see
+/// ``commit(_:)``), so a failed write leaves both the file and the rows as they were.
 final class InMemoryStore: StoreBackend, @unchecked Sendable {
     struct Row {
         var entityName: String
@@ -26,30 +30,39 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
     let identifier: String
     let model: ManagedObjectModel
     /// A read-only in-memory store stays empty for good; it exists so that both store types honour the option.
+    /// A read-only atomic store keeps what its file held and never writes it.
     let isReadOnly: Bool
     let state = Locked(State())
+    /// The file an atomic store rewrites after every change; nil for a store that lives in memory only.
+    let file: AtomicStoreFile?
 
-    init(identifier: String, model: ManagedObjectModel, isReadOnly: Bool = false) {
+    init(identifier: String, model: ManagedObjectModel, isReadOnly: Bool = false, file: AtomicStoreFile? = nil) {
         self.identifier = identifier
         self.model = model
         self.isReadOnly = isReadOnly
+        self.file = file
     }
+
+    /// How errors name the store: the atomic store's file, or the in-memory store's identifier.
+    var displayName: String { file?.url.path ?? "in-memory \(identifier)" }
 
     /// Reserves keys from the hierarchy's counter, which later inserts continue after.
     func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws(ObjectGraphError) -> Range<Int64> {
-        guard !isReadOnly else { throw .readOnlyStore(store: "in-memory \(identifier)") }
+        guard !isReadOnly else { throw .readOnlyStore(store: displayName) }
         guard count > 0 else { return 0..<0 }
         let root = root(entity)
-        return state.withLock { state in
+        return try commit { state in
             let first = (state.maxPrimaryKey[root] ?? 0) + 1
             state.maxPrimaryKey[root] = first + Int64(count) - 1
-            return first..<(first + Int64(count))
+            return .success(first..<(first + Int64(count)))
         }
     }
 
-    /// Nothing to write: the coordinator's ``PersistentStore`` keeps an in-memory store's metadata.
+    /// Nothing to write for an in-memory store (the coordinator's ``PersistentStore`` keeps its metadata); an
+    /// atomic store rewrites its file with the new metadata.
     func writeMetadata(_ metadata: StoreMetadata) throws(ObjectGraphError) {
-        guard !isReadOnly else { throw .readOnlyStore(store: "in-memory \(identifier)") }
+        guard !isReadOnly else { throw .readOnlyStore(store: displayName) }
+        try file?.replaceMetadata(metadata, rows: self)
     }
 
     /// Rows are kept per root entity: a hierarchy shares one primary-key space, as in the SQLite store.
@@ -268,11 +281,11 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
     }
 
     func save(_ request: StoreSaveRequest) throws(ObjectGraphError) -> StoreSaveResult {
-        guard !isReadOnly else { throw .readOnlyStore(store: "in-memory \(identifier)") }
+        guard !isReadOnly else { throw .readOnlyStore(store: displayName) }
         // Every value stays in memory: a reference to a file of an SQLite store (an object that came from one
         // before a migration) is read now.
         let request = try ExternalBinaryReference.inlined(request)
-        let result: Result<StoreSaveResult, ObjectGraphError> = state.withLock { state in
+        return try commit { state in
             // Check every expectation before changing anything: all or nothing.
             var conflicts: [MergeConflict] = []
             for update in request.updates {
@@ -359,46 +372,5 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
             }
             return .success(result)
         }
-        return try result.get()
-    }
-}
-
-// MARK: Whole contents (store management: migrating a store to or from memory)
-
-extension InMemoryStore {
-    /// The highest primary key handed out so far in each hierarchy, by root entity name.
-    var primaryKeyMaxima: [String: Int64] { state.withLock { $0.maxPrimaryKey } }
-
-    /// Replaces everything the store holds with `contents`: rows keep their keys, versions and to-one
-    /// destinations, to-many relationships their members and order, and key counters continue after the
-    /// source's. The rows' IDs must name this store's identifier. Used to fill a new store, so it loads even
-    /// a read-only one.
-    func load(_ contents: StoreContents) {
-        var loaded = State()
-        for row in contents.rows {
-            guard let entity = model.entity(named: row.objectID.entityName), let key = row.objectID.primaryKey else {
-                continue
-            }
-            let root = root(entity)
-            loaded.rows[root, default: [:]][key] = Row(
-                entityName: entity.name, values: row.values, version: row.version, toOne: row.toOne)
-            loaded.maxPrimaryKey[root] = max(loaded.maxPrimaryKey[root] ?? 0, key)
-        }
-        for (name, maximum) in contents.primaryKeyMaxima {
-            loaded.maxPrimaryKey[name] = max(loaded.maxPrimaryKey[name] ?? 0, maximum)
-        }
-        for relation in contents.toMany {
-            guard let key = relation.owner.primaryKey else { continue }
-            let relationship = relation.entity.relationships[relation.relationshipIndex]
-            let joinKey = Self.joinKey(relation.entity, relation.relationshipIndex, key)
-            let inverse = relationship.inverseName.flatMap {
-                model.entity(named: relationship.destinationEntityName)?.relationship(named: $0)
-            }
-            // One-to-many contents follow from the destinations' to-one values; others are kept as lists.
-            let derivedFromInverse = inverse.map { !$0.isToMany } ?? false
-            if !derivedFromInverse { loaded.joins[joinKey] = relation.members }
-            if relationship.isOrdered { loaded.joins[joinKey + "#order"] = relation.members }
-        }
-        state.withLock { $0 = loaded }
     }
 }

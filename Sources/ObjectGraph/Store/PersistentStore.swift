@@ -7,13 +7,18 @@ public enum PersistentStoreType: String, Sendable, Hashable {
     case sqlite = "SQLite"
     /// Rows kept in memory; nothing is written anywhere.
     case inMemory = "InMemory"
+    /// One file read whole when the store is added and rewritten whole, atomically, by every save (Core Data's
+    /// atomic store; the raw value is Core Data's `NSBinaryStoreType`, "Binary", since the file is a binary
+    /// property list — in ObjectGraph's own format, see the README). Rows live in memory, as in `.inMemory`.
+    case atomic = "Binary"
 }
 
 /// A store added to a coordinator: where the rows live.
 ///
 /// The counterpart of Core Data's `NSPersistentStore`. Reading and writing go through contexts; this
-/// object only describes the store.
-public final class PersistentStore: Sendable, CustomStringConvertible {
+/// object only describes the store. Stores are equal only to themselves (as `NSPersistentStore` objects are),
+/// so they can be kept in sets, and in ``FetchRequest/affectedStores``.
+public final class PersistentStore: Sendable, Hashable, CustomStringConvertible {
     /// The store's kind.
     public let type: PersistentStoreType
     /// The file, for file-backed stores.
@@ -59,6 +64,12 @@ public final class PersistentStore: Sendable, CustomStringConvertible {
 
     /// Records metadata the backend has made durable.
     func replaceMetadata(_ metadata: StoreMetadata) { currentMetadata.withLock { $0 = metadata } }
+
+    /// Whether `lhs` and `rhs` are the same store object.
+    public static func == (lhs: PersistentStore, rhs: PersistentStore) -> Bool { lhs === rhs }
+
+    /// Hashes the store's identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     /// The type, file (or "(memory)"), identifier, configuration and read-only flag, for logs.
     public var description: String {

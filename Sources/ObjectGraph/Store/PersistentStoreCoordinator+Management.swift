@@ -30,7 +30,8 @@ extension PersistentStoreCoordinator {
     ///
     /// - Parameters:
     ///   - url: the store file.
-    ///   - type: `.sqlite`; an `.inMemory` store has no files, so nothing is done.
+    ///   - type: `.sqlite`, or `.atomic` (the file and temporary files a crash left); an `.inMemory` store has
+    ///     no files, so nothing is done.
     ///   - options: accepted for Core Data's signature; destroying does not depend on them.
     /// - Throws: ``ObjectGraphError/notAnObjectGraphStore(path:reason:)`` when something that is not an
     ///   ObjectGraph store is at `url` (a folder, an empty file, another SQLite database, any other file):
@@ -39,6 +40,7 @@ extension PersistentStoreCoordinator {
     public func destroyPersistentStore(
         at url: URL, type: PersistentStoreType = .sqlite, options: PersistentStoreOptions = PersistentStoreOptions()
     ) throws(ObjectGraphError) {
+        if type == .atomic { return try destroyAtomicStore(at: url) }
         guard type == .sqlite else { return }
         let file = StoreFiles.resolved(url)
         // Check first: never delete (or detach) anything that is not a store.
@@ -78,7 +80,8 @@ extension PersistentStoreCoordinator {
     ///   - sourceURL: the store to copy; it is only read.
     ///   - sourceOptions: with ``PersistentStoreOptions/isReadOnly`` the source file is opened read-only, so
     ///     nothing (not even a WAL checkpoint) writes it; otherwise its contents are only read.
-    ///   - type: `.sqlite`; in-memory stores have no files to replace.
+    ///   - type: `.sqlite`, or `.atomic` (the file's bytes are copied and written atomically); in-memory stores
+    ///     have no files to replace.
     /// - Throws: ``ObjectGraphError/notAnObjectGraphStore(path:reason:)`` when the source is not a store, or
     ///   when the destination exists and is neither a store nor an empty file;
     ///   ``ObjectGraphError/storeInUse(path:)`` when the destination is added to this coordinator (remove it
@@ -89,6 +92,9 @@ extension PersistentStoreCoordinator {
         withPersistentStoreFrom sourceURL: URL, sourceOptions: PersistentStoreOptions = PersistentStoreOptions(),
         type: PersistentStoreType = .sqlite
     ) throws(ObjectGraphError) {
+        if type == .atomic {
+            return try replaceAtomicStore(at: destinationURL, withPersistentStoreFrom: sourceURL)
+        }
         guard type == .sqlite else {
             throw .unsupportedStoreOperation("an in-memory store has no file to replace")
         }
@@ -153,6 +159,8 @@ extension PersistentStoreCoordinator {
             try copyToNewFile(destination, supportFrom: nil) { () throws(ObjectGraphError) in
                 try writeNewSQLiteStore(contents, identifier: store.identifier, at: destination)
             }
+        case .atomic:
+            try backupAtomicStore(store, to: destination)
         }
     }
 
@@ -161,7 +169,7 @@ extension PersistentStoreCoordinator {
     /// from the coordinator and its file is left as it was.
     ///
     /// - SQLite to SQLite: the file is copied with SQLite's online backup (with its support folder).
-    /// - To or from `.inMemory`: every row is copied with its primary key, version and relationships (order
+    /// - To or from `.inMemory` or `.atomic`: every row is copied with its primary key, version and relationships (order
     ///   included), and the key counters move along, so keys handed out ahead of a save stay unique.
     ///
     /// **Object IDs keep working.** The new store keeps the old one's UUID (Core Data's metadata copy does the
@@ -170,7 +178,7 @@ extension PersistentStoreCoordinator {
     /// it without merge conflicts. The app's metadata keys (``StoreMetadata/userInfo``) are copied; the new
     /// store keeps the old one's configuration.
     ///
-    /// Saves through this coordinator wait while an SQLite store is copied, then go to the new store; a save
+    /// Saves through this coordinator wait while an SQLite or atomic store is copied, then go to the new store; a save
     /// that had already reached the old store's file at the swap fails and can be retried. Saves into an
     /// in-memory store during its migration are not waited for: as with Core Data, migrate when no context
     /// is saving into it.
@@ -181,7 +189,7 @@ extension PersistentStoreCoordinator {
     ///
     /// - Parameters:
     ///   - store: a store added to this coordinator.
-    ///   - url: the new file for `.sqlite`, which must not exist; ignored for `.inMemory`.
+    ///   - url: the new file for `.sqlite` and `.atomic`, which must not exist; ignored for `.inMemory`.
     ///   - options: how the new store is opened (read-only, SQLite pragmas).
     ///   - type: the new store's type.
     /// - Returns: the new store, added to the coordinator in the old one's place.
@@ -198,7 +206,7 @@ extension PersistentStoreCoordinator {
         try requireAdded(store)
         _ = try options.validatedPragmas()
         let destination = StoreFiles.resolved(url)
-        if type == .sqlite {
+        if type != .inMemory {
             if let added = persistentStore(for: destination) { throw .storeAlreadyAdded(path: added.url?.path ?? url.path) }
             guard !StoreFiles.status(of: destination).exists else { throw .destinationExists(path: destination.path) }
         }
@@ -216,7 +224,7 @@ extension PersistentStoreCoordinator {
             }
             return replacement
         }
-        guard let old = store.backend as? SQLiteStore else { return try build() }
+        guard let old = store.backend as? SQLiteStore else { return try replacingAtomicStore(store, build) }
         // Holding the old store's writer keeps this coordinator's saves out until the new store has taken its
         // place; then the writer is closed, so a save that still reaches the old store fails instead of being lost.
         let replacement = try old.withWriter { connection throws(ObjectGraphError) in
@@ -287,6 +295,8 @@ extension PersistentStoreCoordinator {
             return PersistentStore(type: .inMemory, url: nil, identifier: store.identifier, metadata: metadata,
                 backend: backend, configurationName: store.configurationName, entityNames: store.entityNames,
                 options: options)
+        case .atomic:
+            return try makeMigratedAtomicStore(from: store, at: destination, options: options)
         case .sqlite:
             let file = store.type == .sqlite ? store.url.map(StoreFiles.resolved) : nil
             try copyToNewFile(destination, supportFrom: file) { () throws(ObjectGraphError) in

@@ -38,17 +38,17 @@ extension PersistentStoreCoordinator {
         return wanted.compactMap { found[RowKey($0)] }
     }
 
-    /// Rows of `entity` matching `predicate` from the store that holds the entity, ordered by `sortCriteria`
-    /// then primary key — what a context's fetch reads. The rows also enter the row cache, so faults of the
-    /// fetched objects fire without another query.
+    /// Rows of `entity` matching `predicate` from the stores that hold the entity (see
+    /// ``mergedRows(entity:predicate:sortCriteria:limit:offset:includesSubentities:affectedStores:)``), ordered
+    /// by `sortCriteria` then object ID — what a context's fetch reads. The rows also enter the row cache, so
+    /// faults of the fetched objects fire without another query.
     func fetchRows(
         entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], limit: Int,
-        offset: Int, includesSubentities: Bool
+        offset: Int, includesSubentities: Bool, affectedStores: [PersistentStore]? = nil
     ) throws(ObjectGraphError) -> [RowSnapshot] {
-        let store = try store(for: entity)
         let epoch = rowCache.withLock { $0.epoch }
-        let rows = try store.backend.fetch(entity: entity, predicate: predicate, sortCriteria: sortCriteria,
-            limit: limit, offset: offset, includesSubentities: includesSubentities)
+        let rows = try mergedRows(entity: entity, predicate: predicate, sortCriteria: sortCriteria,
+            limit: limit, offset: offset, includesSubentities: includesSubentities, affectedStores: affectedStores)
         rowCache.withLock { $0.insert(rows, ifEpoch: epoch) }
         return rows
     }

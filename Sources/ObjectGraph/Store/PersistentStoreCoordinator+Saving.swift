@@ -1,7 +1,8 @@
 extension PersistentStoreCoordinator {
-    /// Applies a context's save: each change goes to the store that holds its object (inserts by entity, or
-    /// by the permanent ID obtained ahead of the save; updates, deletes and relationship changes by object
-    /// ID), and each store applies its part in one transaction.
+    /// Applies a context's save: each change goes to the store that holds its object (inserts by the store
+    /// ``ManagedObjectContext/assign(_:to:)`` chose, by the permanent ID obtained ahead of the save, or by entity;
+    /// updates, deletes and relationship changes by object ID), and each store applies its part in one
+    /// transaction.
     ///
     /// Before anything is written, every change is routed, read-only stores refuse the whole save, and a
     /// relationship between objects of different stores fails the save (stores cannot record one, as in Core
@@ -14,6 +15,13 @@ extension PersistentStoreCoordinator {
     /// - Throws: ``ObjectGraphError/readOnlyStore(store:)``, ``ObjectGraphError/crossStoreRelationship(from:to:)``,
     ///   routing errors, or the first store's error.
     func save(_ request: StoreSaveRequest) throws(ObjectGraphError) -> StoreSaveResult {
+        let result = try saveRouted(request)
+        forgetAssignments(of: request.inserts.map(\.temporaryID))
+        return result
+    }
+
+    /// ``save(_:)`` without forgetting the saved objects' store assignments.
+    private func saveRouted(_ request: StoreSaveRequest) throws(ObjectGraphError) -> StoreSaveResult {
         let all = persistentStores
         if all.count == 1, let only = all.first, only.entityNames == nil {
             // The common case: nothing to route.
@@ -48,7 +56,7 @@ extension PersistentStoreCoordinator {
                 store = try self.store(for: permanent)
                 router.insertedStore[permanent] = store
             } else {
-                store = try self.store(for: insert.entity)
+                store = try self.store(for: insert.temporaryID)
             }
             router.insertedStore[insert.temporaryID] = store
         }
@@ -101,7 +109,7 @@ extension PersistentStoreCoordinator {
         var groupIndex: [String: Int] = [:]
         var seen: Set<ManagedObjectID> = []
         for object in objects where object.temporaryID.isTemporaryID && seen.insert(object.temporaryID).inserted {
-            let store = try store(for: object.entity)
+            let store = try store(for: object.temporaryID)
             guard !store.isReadOnly else { throw .readOnlyStore(store: store.displayName) }
             let root = managedObjectModel.rootEntity(of: object.entity)
             let key = store.identifier + "/" + root.name
@@ -119,7 +127,22 @@ extension PersistentStoreCoordinator {
                     entityName: member.entity.name, storeIdentifier: group.store.identifier, primaryKey: key)
             }
         }
+        forgetAssignments(of: Array(result.keys))
         return result
+    }
+
+    /// Records that the unsaved object `temporaryID` is to be saved to `store`.
+    func assign(_ temporaryID: ManagedObjectID, to store: PersistentStore) {
+        storeAssignments.withLock { $0[temporaryID] = store.identifier }
+    }
+
+    /// Forgets the store assignments of objects whose store is now fixed (saved, or given a permanent ID).
+    private func forgetAssignments(of temporaryIDs: [ManagedObjectID]) {
+        guard !temporaryIDs.isEmpty else { return }
+        storeAssignments.withLock { assignments in
+            guard !assignments.isEmpty else { return }
+            for id in temporaryIDs { assignments[id] = nil }
+        }
     }
 }
 

@@ -15,9 +15,11 @@ import Synchronization
 /// mainContext.persistentStoreCoordinator = coordinator
 /// ```
 ///
-/// A coordinator may have several stores. Each entity lives in the first store whose configuration holds
-/// it (a store added without a configuration holds every entity); an object with a permanent ID lives in
-/// the store its ID names (``ManagedObjectID/storeIdentifier``).
+/// A coordinator may have several stores. A new object is saved to the first store whose configuration holds
+/// its entity (a store added without a configuration holds every entity), unless
+/// ``ManagedObjectContext/assign(_:to:)`` chose another; an object with a permanent ID lives in the store its
+/// ID names (``ManagedObjectID/storeIdentifier``). Fetches read every store that holds the entity and merge
+/// the results (see ``FetchRequest/affectedStores``).
 public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// The model every store and context of this coordinator uses.
     public let managedObjectModel: ManagedObjectModel
@@ -28,6 +30,9 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     let rowCache = Locked(RowCache())
     /// How many rows ``rows(for:entity:)`` answered from the row cache, for tests and diagnostics.
     let rowCacheHits = Atomic<Int>(0)
+    /// The store chosen for unsaved objects with ``ManagedObjectContext/assign(_:to:)``: store identifier by
+    /// temporary ID, until the object's first save (or permanent ID) fixes it.
+    let storeAssignments = Locked<[ManagedObjectID: String]>([:])
 
     /// Creates a coordinator for `model`, with no stores yet.
     public init(managedObjectModel model: ManagedObjectModel) {
@@ -47,8 +52,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// Adds a store holding every entity, creating its file (and parent folder) when it does not exist.
     ///
     /// - Parameters:
-    ///   - type: `.sqlite` (needs `url`) or `.inMemory`.
-    ///   - url: the store file for `.sqlite`.
+    ///   - type: `.sqlite` or `.atomic` (both need `url`), or `.inMemory`.
+    ///   - url: the store file for `.sqlite` and `.atomic`.
     /// - Returns: the added store.
     /// - Throws: ``ObjectGraphError`` when the file cannot be opened, is not a store, or does not fit the model.
     @discardableResult
@@ -62,11 +67,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// `addPersistentStore(ofType:configurationName:at:options:)`.
     ///
     /// - Parameters:
-    ///   - type: `.sqlite` (needs `url`) or `.inMemory`.
+    ///   - type: `.sqlite` or `.atomic` (both need `url`), or `.inMemory`.
     ///   - configurationName: the configuration whose entities the store holds; nil (or `"Default"` when the
     ///     model has no configuration of that name) for every entity. An SQLite file always gets every
     ///     entity's table, so the same file can later be added with another configuration.
-    ///   - url: the store file for `.sqlite`; created (with its folder) unless the store is read-only.
+    ///   - url: the store file for `.sqlite` and `.atomic`; created (with its folder) unless the store is read-only.
     ///   - options: read-only and SQLite pragmas.
     /// - Returns: the added store.
     /// - Throws: ``ObjectGraphError/unknownConfiguration(_:)``, ``ObjectGraphError/storeAlreadyAdded(path:)``,
@@ -104,6 +109,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                 entityVersionHashes: managedObjectModel.entityVersionHashes)
             store = PersistentStore(type: type, url: url, identifier: backend.identifier, metadata: metadata,
                 backend: backend, configurationName: configurationName, entityNames: entityNames, options: options)
+        case .atomic:
+            guard let url else { throw .notAnObjectGraphStore(path: "(none)", reason: "an atomic store needs a file URL") }
+            if let existing = persistentStore(for: url) { throw .storeAlreadyAdded(path: existing.url?.path ?? url.path) }
+            store = try makeAtomicStore(at: url, configurationName: configurationName, entityNames: entityNames,
+                options: options)
         }
         let added: Bool = stores.withLock { stores in
             // Checked again under the lock: two threads may have opened the same file at once.
@@ -179,12 +189,18 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     }
 
     /// The store that holds the object `objectID`: the one its permanent ID names, or for a temporary ID the
-    /// store its entity is routed to (where it will be saved).
+    /// store it was assigned to or else the store its entity is routed to (where it will be saved).
     ///
     /// - Throws: ``ObjectGraphError/unknownStore(identifier:)`` for a store that is not (or no longer) added,
     ///   ``ObjectGraphError/unknownEntity(_:)``, or the routing errors of the entity form.
     func store(for objectID: ManagedObjectID) throws(ObjectGraphError) -> PersistentStore {
         guard !objectID.isTemporaryID else {
+            if let assigned = storeAssignments.withLock({ $0[objectID] }) {
+                guard let store = stores.withLock({ $0.first { $0.identifier == assigned } }) else {
+                    throw .unknownStore(identifier: assigned)
+                }
+                return store
+            }
             guard let entity = managedObjectModel.entity(named: objectID.entityName) else {
                 throw .unknownEntity(objectID.entityName)
             }

@@ -31,8 +31,18 @@ struct StoreContents: Sendable {
     ///
     /// - Throws: the store's read errors.
     static func read(from store: PersistentStore, model: ManagedObjectModel) throws(ObjectGraphError) -> StoreContents {
-        var contents = StoreContents(userInfo: store.metadata.userInfo)
-        let backend = store.backend
+        try read(backend: store.backend, userInfo: store.metadata.userInfo, model: model)
+    }
+
+    /// Reads everything `backend` holds, with the app's metadata keys `userInfo`. An in-memory or atomic store
+    /// is read straight from its rows (``InMemoryStore/contents(userInfo:)``), any other through fetches.
+    ///
+    /// - Throws: the store's read errors.
+    static func read(backend: any StoreBackend, userInfo: [String: MetadataValue], model: ManagedObjectModel)
+        throws(ObjectGraphError) -> StoreContents
+    {
+        if let memory = backend as? InMemoryStore { return memory.contents(userInfo: userInfo) }
+        var contents = StoreContents(userInfo: userInfo)
         for root in model.entities where root.parentEntityName == nil {
             var rows = try backend.fetch(entity: root, predicate: nil, sortCriteria: [], limit: 0, offset: 0,
                 includesSubentities: true)
@@ -65,8 +75,6 @@ struct StoreContents: Sendable {
         let reserved: [String: Int64]
         if let sqlite = backend as? SQLiteStore {
             reserved = try sqlite.primaryKeyMaxima()
-        } else if let memory = backend as? InMemoryStore {
-            reserved = memory.primaryKeyMaxima
         } else {
             reserved = [:]
         }
