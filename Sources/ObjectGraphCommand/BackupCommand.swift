@@ -111,7 +111,7 @@ enum StoreBackup {
             throw CommandFailure("cannot open the store \(storeURL.path): it is a directory")
         }
         do {
-            _ = try PersistentStoreCoordinator.metadataForPersistentStore(at: storeURL)
+            _ = try StoreFileType.metadata(at: storeURL)
         } catch {
             throw CommandFailure("cannot open the store \(storeURL.path): \(error)")
         }

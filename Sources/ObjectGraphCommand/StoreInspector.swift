@@ -84,7 +84,7 @@ enum StoreInspector {
         }
         let metadata: StoreMetadata
         do {
-            metadata = try PersistentStoreCoordinator.metadataForPersistentStore(at: storeURL)
+            metadata = try StoreFileType.metadata(at: storeURL)
         } catch {
             throw CommandFailure("cannot read the store \(storeURL.path): \(error)")
         }

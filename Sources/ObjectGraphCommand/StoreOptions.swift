@@ -7,7 +7,7 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The model file (.xcdatamodeld or .xcdatamodel).", valueName: "model"))
     var model: String
 
-    @Option(name: .long, help: ArgumentHelp("The SQLite store file.", valueName: "store"))
+    @Option(name: .long, help: ArgumentHelp("The store file (SQLite, or an atomic store).", valueName: "store"))
     var store: String
 
     /// The store file's URL.
@@ -28,7 +28,7 @@ struct StoreOptions: ParsableArguments {
 
 /// Opening a store file for a model, with the tool's error messages.
 enum StoreOpener {
-    /// Adds the SQLite store at `storeURL` to a new coordinator for `model` and returns a private-queue
+    /// Adds the store at `storeURL` (SQLite or atomic, by its first bytes) to a new coordinator for `model` and returns a private-queue
     /// context attached to it.
     ///
     /// A store written with an earlier version of the model is refused, never migrated on the side: that is
@@ -49,7 +49,7 @@ enum StoreOpener {
         }
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         do {
-            try coordinator.addPersistentStore(ofType: .sqlite, configurationName: nil, at: storeURL,
+            try coordinator.addPersistentStore(ofType: StoreFileType.of(storeURL), configurationName: nil, at: storeURL,
                 options: PersistentStoreOptions(migratesAutomatically: false))
         } catch {
             if case .incompatibleModel = error {

@@ -47,6 +47,26 @@ struct StoreInfoCommandTests {
         }
     }
 
+    @Test("an atomic store is recognised by its first bytes: store-info, query and counts work on it")
+    func atomicStore() throws {
+        let modelURL = try ModelFixtures.catalog(in: folder.url)
+        let atomicURL = folder.file("catalog.store")
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel.load(contentsOf: modelURL))
+        try coordinator.addPersistentStore(ofType: .atomic, at: atomicURL)
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+            for name in ["A", "B", "C", "D"] { try context.insertNewObject(forEntityName: "Shelf")["name"] = name }
+            try context.save()
+        }
+        let info = try ObjectGraphTool.succeed(["store-info", "--model", modelURL.path, "--store", atomicURL.path])
+        #expect(info.contains("Store type:          Binary"), "\(info)")
+        #expect(row("Shelf", in: info)?[1] == "4", "\(info)")
+        let count = try ObjectGraphTool.succeed(
+            ["query", "--model", modelURL.path, "--store", atomicURL.path, "--entity", "Shelf", "--count"])
+        #expect(count == "4\n")
+    }
+
     @Test("a mismatched model still shows the metadata, marks what differs, and exits non-zero")
     func mismatched() throws {
         let model = try ModelFixtures.catalog(in: folder.url).path
