@@ -22,15 +22,7 @@ extension PersistentStoreCoordinator {
         func refuse(_ reason: String) -> ObjectGraphError {
             .incompatibleModel(path: path, entities: entities, reason: reason)
         }
-        guard !options.isReadOnly else { throw refuse("the store is opened read-only, so it cannot be migrated") }
-        guard options.migratesAutomatically else { throw refuse("automatic migration is off (migratesAutomatically)") }
-        guard options.infersMappingModel else {
-            throw refuse("inferring the mapping is off (infersMappingModel) and mapping models are not supported")
-        }
-        guard let bundleURL = options.modelBundleURL ?? managedObjectModel.bundleURL else {
-            throw refuse("the model's earlier versions are unknown (load it from its .xcdatamodeld bundle, or set "
-                + "PersistentStoreOptions.modelBundleURL), so the store cannot be migrated")
-        }
+        let bundleURL = try migrationBundleURL(options: options, refuse: refuse)
         let bundle: ModelBundle
         var source: ManagedObjectModel?
         do throws(ModelLoadError) {

@@ -21,6 +21,21 @@ extension PersistentStoreCoordinator {
         func refuse(_ reason: String) -> ObjectGraphError {
             .incompatibleModel(path: path, entities: entities, reason: reason)
         }
+        let bundleURL = try migrationBundleURL(options: options, refuse: refuse)
+        let bundle: ModelBundle
+        do throws(ModelLoadError) {
+            bundle = try ModelBundle(contentsOf: bundleURL)
+        } catch {
+            throw refuse("the model bundle cannot be read (\(error))")
+        }
+        try LightweightMigrator(bundle: bundle, destination: managedObjectModel).migrate(storeAt: url)
+    }
+
+    /// The model bundle whose versions a migration reads, once `options` allow migrating at all; otherwise
+    /// the error `refuse` makes of the reason.
+    func migrationBundleURL(options: PersistentStoreOptions, refuse: (String) -> ObjectGraphError)
+        throws(ObjectGraphError) -> URL
+    {
         guard !options.isReadOnly else { throw refuse("the store is opened read-only, so it cannot be migrated") }
         guard options.migratesAutomatically else { throw refuse("automatic migration is off (migratesAutomatically)") }
         guard options.infersMappingModel else {
@@ -30,12 +45,6 @@ extension PersistentStoreCoordinator {
             throw refuse("the model's earlier versions are unknown (load it from its .xcdatamodeld bundle, or set "
                 + "PersistentStoreOptions.modelBundleURL), so the store cannot be migrated")
         }
-        let bundle: ModelBundle
-        do throws(ModelLoadError) {
-            bundle = try ModelBundle(contentsOf: bundleURL)
-        } catch {
-            throw refuse("the model bundle cannot be read (\(error))")
-        }
-        try LightweightMigrator(bundle: bundle, destination: managedObjectModel).migrate(storeAt: url)
+        return bundleURL
     }
 }
