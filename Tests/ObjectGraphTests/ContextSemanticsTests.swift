@@ -36,6 +36,17 @@ private final class ChangeLog: @unchecked Sendable {
     }
 }
 
+/// Keeps `context`'s queue busy until `release` is signalled, returning once the queue is held — so saves made
+/// afterwards are certainly queued behind it (a `perform` block merges what has already arrived first).
+private func holdQueue(of context: ManagedObjectContext, until release: DispatchSemaphore) {
+    let held = DispatchSemaphore(value: 0)
+    context.perform {
+        held.signal()
+        release.wait()
+    }
+    held.wait()
+}
+
 private func savedPerson(_ stack: TestStack, _ lastName: String, city: String = "Oslo") throws -> ManagedObjectID {
     let context = stack.context()
     return try context.performAndWait {
@@ -124,7 +135,7 @@ private func reads(_ stack: TestStack) -> Int? {
         receiver.automaticallyMergesChangesFromParent = true
         let log = ChangeLog(receiver)
         let busy = DispatchSemaphore(value: 0)
-        receiver.perform { busy.wait() }  // the receiving queue is busy while the saves arrive
+        holdQueue(of: receiver, until: busy)  // the receiving queue is busy while the saves arrive
         let importer = stack.context(name: "importer")
         try importer.performAndWait {
             for index in 0..<200 {
@@ -148,7 +159,7 @@ private func reads(_ stack: TestStack) -> Int? {
         receiver.automaticallyMergesChangesFromParent = true
         let log = ChangeLog(receiver)
         let busy = DispatchSemaphore(value: 0)
-        receiver.perform { busy.wait() }
+        holdQueue(of: receiver, until: busy)
         let importer = stack.context(name: "importer")
         let saveSize = 900
         try importer.performAndWait {
@@ -174,7 +185,7 @@ private func reads(_ stack: TestStack) -> Int? {
         let receiver = stack.context(name: "receiver")
         receiver.automaticallyMergesChangesFromParent = true
         let busy = DispatchSemaphore(value: 0)
-        receiver.perform { busy.wait() }
+        holdQueue(of: receiver, until: busy)
         let importer = stack.context(name: "importer")
         try importer.performAndWait {
             for save in 0..<5 {
