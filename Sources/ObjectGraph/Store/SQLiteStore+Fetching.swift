@@ -87,8 +87,8 @@ extension SQLiteStore {
     {
         let numbers = includesSubentities ? layout.entityNumbersWithDescendants : [layout.entityNumber]
         let alias = Self.rowAlias
-        var sql = numbers.count == 1
-            ? " WHERE \(alias).Z_ENT = \(layout.entityNumber)"
+        var sql = layout.holdsOnlyThisEntity ? " WHERE 1"
+            : numbers.count == 1 ? " WHERE \(alias).Z_ENT = \(layout.entityNumber)"
             : " WHERE \(alias).Z_ENT IN (" + numbers.map(String.init).joined(separator: ", ") + ")"
         var bindings: [AttributeValue] = []
         if let predicate {

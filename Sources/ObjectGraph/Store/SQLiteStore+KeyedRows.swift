@@ -2,7 +2,8 @@ import SQLiteStorage
 
 extension SQLiteStore {
     /// IDs and the columns of `keys` only, with the fetch's `WHERE` and `ORDER BY`: an ID-only fetch reads
-    /// `Z_PK` and `Z_ENT`, which SQLite can answer from an index that covers the sort, and no row is decoded.
+    /// `Z_PK` (and `Z_ENT` when the table holds several entities), which SQLite can answer from an index that
+    /// covers the sort, and no row is decoded.
     func fetchKeyedRows(
         entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], keys: [String],
         limit: Int, offset: Int, includesSubentities: Bool, model: ManagedObjectModel
@@ -17,8 +18,10 @@ extension SQLiteStore {
             columns.append((column, entity.attributes[index].attributeType))
         }
         let alias = Self.rowAlias
+        let singleEntity = layout.entityNumbersWithDescendants.count == 1 || !includesSubentities
         var (sql, bindings) = try whereClause(layout, predicate, includesSubentities: includesSubentities)
-        let selected = ["\(alias).Z_PK", "\(alias).Z_ENT"] + columns.compactMap { $0.map { "\(alias).\($0.name)" } }
+        let selected = ["\(alias).Z_PK"] + (singleEntity ? [] : ["\(alias).Z_ENT"])
+            + columns.compactMap { $0.map { "\(alias).\($0.name)" } }
         sql = "SELECT " + selected.joined(separator: ", ") + " FROM \(layout.tableName) \(alias)" + sql
         sql += " ORDER BY " + (try sortCriteria.map { criterion throws(ObjectGraphError) in
             try orderTerm(layout, criterion)
@@ -29,7 +32,6 @@ extension SQLiteStore {
             bindings.append(.integer(Int64(max(offset, 0))))
         }
         let storeIdentifier = identifier
-        let singleEntity = layout.entityNumbersWithDescendants.count == 1 || !includesSubentities
         return try withReader { connection throws(ObjectGraphError) in
             try sqlite {
                 if connection.cachedStatementCount > Self.statementCacheLimit { connection.clearStatementCache() }
@@ -49,7 +51,7 @@ extension SQLiteStore {
                     var values: [AttributeValue] = []
                     if !columns.isEmpty {
                         values.reserveCapacity(columns.count)
-                        var position: Int32 = 2
+                        var position: Int32 = singleEntity ? 1 : 2
                         for column in columns {
                             guard let column else {
                                 values.append(.null)

@@ -22,6 +22,9 @@ final class TableLayout: Sendable {
     let columns: [(attributeIndex: Int, name: String, position: Int)]
     /// `Z_ENT` numbers of this entity and its descendants (what a fetch with sub-entities reads).
     let entityNumbersWithDescendants: [Int]
+    /// Whether the table holds this entity's rows only (a root without sub-entities): fetches then need no
+    /// `Z_ENT` test, so SQLite can answer them from an index that covers the sort and the predicate.
+    var holdsOnlyThisEntity: Bool { entity.parentEntityName == nil && entityNumbersWithDescendants.count == 1 }
     /// The entity's stored to-one relationships: relationship index → foreign-key column (and, when the
     /// destination belongs to an inheritance tree, the column holding the destination's `Z_ENT`).
     let foreignKeys: [ForeignKey]
