@@ -17,6 +17,7 @@ extension ManagedObjectContext {
         checkQueue("mergeChanges(fromContextDidSave:)")
         guard let model = persistentStoreCoordinator?.managedObjectModel else { return }
         adoptPendingPermanentIDs()
+        var materializedIDs: [ManagedObjectID] = []
         for save in saves where save.sourceContext != ObjectIdentifier(self) {
             // Objects this context knows by temporary IDs (a child of the saving context) follow them.
             if !save.permanentIDs.isEmpty { adoptPermanentIDs(save.permanentIDs) }
@@ -28,6 +29,7 @@ extension ManagedObjectContext {
                     reconcileMergedToOne(object, previous: previous)
                 } else {
                     let object = materialize(row, entity: entity)
+                    materializedIDs.append(object.objectID)
                     pending.note(object, save.insertedObjectIDs.contains(id) ? .inserted : .refreshed)
                     reconcileMergedToOne(object, previous: [])
                 }
@@ -62,6 +64,10 @@ extension ManagedObjectContext {
             }
         }
         processPendingChanges()
+        // Objects the merge brought in only to tell observers about them are forgotten again unless something
+        // now holds them — as Core Data's weakly held registrations are — so a context that follows a large
+        // import does not keep every imported object.
+        releaseUnreferencedObjects(materializedIDs)
     }
 
     /// Merges the ``ContextDidSave`` carried by a `managedObjectContextDidSave` notification.

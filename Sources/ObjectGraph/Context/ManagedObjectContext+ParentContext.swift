@@ -188,9 +188,15 @@ extension ManagedObjectContext {
     /// Re-keys registered objects from temporary to permanent IDs and remembers the mapping for lookups.
     func adoptPermanentIDs(_ mapping: [ManagedObjectID: ManagedObjectID]) {
         var adopted: [ManagedObjectID: ManagedObjectID] = [:]
+        // Only a parent needs the old IDs (its children may still name objects by them); a context merging
+        // another's import would otherwise remember every imported object's temporary ID for good.
+        let remembers = isParentOfChildren.load(ordering: .relaxed)
         for (temporary, permanent) in mapping {
+            guard let object = registry.removeValue(forKey: temporary) else {
+                if remembers { permanentIDsByTemporaryID[temporary] = permanent }
+                continue
+            }
             permanentIDsByTemporaryID[temporary] = permanent
-            guard let object = registry.removeValue(forKey: temporary) else { continue }
             object.objectID = permanent
             registry[permanent] = object
             adopted[temporary] = permanent
