@@ -47,6 +47,19 @@ private func holdQueue(of context: ManagedObjectContext, until release: Dispatch
     held.wait()
 }
 
+/// Saves `saves` batches of `size` new people from a context of their own (what the receiver must merge).
+private func importBacklog(_ stack: TestStack, saves: Int, of size: Int) throws {
+    let importer = stack.context(name: "importer")
+    try importer.performAndWait {
+        for save in 0..<saves {
+            for index in 0..<size {
+                try importer.insertNewObject(forEntityName: "Person")["lastName"] = "P\(save)-\(index)"
+            }
+            try importer.save()
+        }
+    }
+}
+
 private func savedPerson(_ stack: TestStack, _ lastName: String, city: String = "Oslo") throws -> ManagedObjectID {
     let context = stack.context()
     return try context.performAndWait {
@@ -160,16 +173,8 @@ private func reads(_ stack: TestStack) -> Int? {
         let log = ChangeLog(receiver)
         let busy = DispatchSemaphore(value: 0)
         holdQueue(of: receiver, until: busy)
-        let importer = stack.context(name: "importer")
         let saveSize = 900
-        try importer.performAndWait {
-            for save in 0..<5 {
-                for index in 0..<saveSize {
-                    try importer.insertNewObject(forEntityName: "Person")["lastName"] = "P\(save)-\(index)"
-                }
-                try importer.save()
-            }
-        }
+        try importBacklog(stack, saves: 5, of: saveSize)
         busy.signal()
         #expect(log.waitForInserted(5 * saveSize) == 5 * saveSize, "nothing is lost")
         let merged = log.changes.map(\.inserted)
@@ -187,15 +192,7 @@ private func reads(_ stack: TestStack) -> Int? {
         let log = ChangeLog(receiver)
         let busy = DispatchSemaphore(value: 0)
         holdQueue(of: receiver, until: busy)
-        let importer = stack.context(name: "importer")
-        try importer.performAndWait {
-            for save in 0..<5 {
-                for index in 0..<900 {
-                    try importer.insertNewObject(forEntityName: "Person")["lastName"] = "P\(save)-\(index)"
-                }
-                try importer.save()
-            }
-        }
+        try importBacklog(stack, saves: 5, of: 900)
         busy.signal()
         // The log hears every merge on the receiver's queue, so inside the block it is up to date.
         let merged = receiver.performAndWait { log.changes.map(\.inserted).reduce(0, +) }

@@ -6,24 +6,12 @@ extension SQLiteStore {
         offset: Int, includesSubentities: Bool
     ) throws(ObjectGraphError) -> [RowSnapshot] {
         let layout = try layout(of: entity)
-        var (sql, bindings) = try whereClause(layout, predicate, includesSubentities: includesSubentities)
-        sql = "SELECT \(layout.selectList) FROM \(layout.tableName) \(Self.rowAlias)" + sql
-        sql += " ORDER BY " + (try sortCriteria.map { criterion throws(ObjectGraphError) in
-            try orderTerm(layout, criterion)
-        } + ["\(Self.rowAlias).Z_PK"]).joined(separator: ", ")
-        if limit > 0 || offset > 0 {
-            sql += " LIMIT ? OFFSET ?"
-            bindings.append(.integer(limit > 0 ? Int64(limit) : -1))
-            bindings.append(.integer(Int64(max(offset, 0))))
-        }
+        let (sql, bindings) = try selectSQL(layout.selectList, layout, predicate, sortCriteria, limit: limit,
+            offset: offset, includesSubentities: includesSubentities)
         let storeIdentifier = identifier
         return try withReader { connection throws(ObjectGraphError) in
             try sqlite {
-                // Every predicate shape is a statement of its own; keep the cache from growing without bound
-                // (a filter field makes a new shape per keystroke).
-                if connection.cachedStatementCount > Self.statementCacheLimit { connection.clearStatementCache() }
-                let statement = try connection.cachedStatement(sql)
-                try statement.bind(bindings.map(\.sqliteValue))
+                let statement = try Self.fetchStatement(sql, bindings, on: connection)
                 var rows: [RowSnapshot] = []
                 while try statement.step() {
                     let concrete = self.layout(forEntityNumber: Int(statement.int64(at: 1))) ?? layout
@@ -73,6 +61,37 @@ extension SQLiteStore {
                 return rows
             }
         }
+    }
+
+    /// `SELECT selectList FROM table WHERE … ORDER BY … [LIMIT ? OFFSET ?]` for a fetch, with its bound values:
+    /// the sort criteria, then the primary key, so every fetch shape orders rows the same way.
+    func selectSQL(
+        _ selectList: String, _ layout: TableLayout, _ predicate: FetchPredicate?, _ sortCriteria: [SortCriterion],
+        limit: Int, offset: Int, includesSubentities: Bool
+    ) throws(ObjectGraphError) -> (String, [AttributeValue]) {
+        var (sql, bindings) = try whereClause(layout, predicate, includesSubentities: includesSubentities)
+        sql = "SELECT \(selectList) FROM \(layout.tableName) \(Self.rowAlias)" + sql
+        sql += " ORDER BY " + (try sortCriteria.map { criterion throws(ObjectGraphError) in
+            try orderTerm(layout, criterion)
+        } + ["\(Self.rowAlias).Z_PK"]).joined(separator: ", ")
+        if limit > 0 || offset > 0 {
+            sql += " LIMIT ? OFFSET ?"
+            bindings.append(.integer(limit > 0 ? Int64(limit) : -1))
+            bindings.append(.integer(Int64(max(offset, 0))))
+        }
+        return (sql, bindings)
+    }
+
+    /// The cached statement for a fetch's `sql`, bound to `bindings`. Every predicate shape is a statement of
+    /// its own, so the cache is emptied when it grows past ``statementCacheLimit`` (a filter field makes a new
+    /// shape per keystroke).
+    static func fetchStatement(_ sql: String, _ bindings: [AttributeValue], on connection: SQLiteConnection)
+        throws(SQLiteError) -> SQLiteStatement
+    {
+        if connection.cachedStatementCount > statementCacheLimit { connection.clearStatementCache() }
+        let statement = try connection.cachedStatement(sql)
+        try statement.bind(bindings.map(\.sqliteValue))
+        return statement
     }
 
     /// The alias of the fetched table in fetch statements; relationship subqueries use `t1`, `t2`, ….

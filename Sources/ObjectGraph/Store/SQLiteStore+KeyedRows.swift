@@ -19,24 +19,14 @@ extension SQLiteStore {
         }
         let alias = Self.rowAlias
         let singleEntity = layout.entityNumbersWithDescendants.count == 1 || !includesSubentities
-        var (sql, bindings) = try whereClause(layout, predicate, includesSubentities: includesSubentities)
         let selected = ["\(alias).Z_PK"] + (singleEntity ? [] : ["\(alias).Z_ENT"])
             + columns.compactMap { $0.map { "\(alias).\($0.name)" } }
-        sql = "SELECT " + selected.joined(separator: ", ") + " FROM \(layout.tableName) \(alias)" + sql
-        sql += " ORDER BY " + (try sortCriteria.map { criterion throws(ObjectGraphError) in
-            try orderTerm(layout, criterion)
-        } + ["\(alias).Z_PK"]).joined(separator: ", ")
-        if limit > 0 || offset > 0 {
-            sql += " LIMIT ? OFFSET ?"
-            bindings.append(.integer(limit > 0 ? Int64(limit) : -1))
-            bindings.append(.integer(Int64(max(offset, 0))))
-        }
+        let (sql, bindings) = try selectSQL(selected.joined(separator: ", "), layout, predicate, sortCriteria,
+            limit: limit, offset: offset, includesSubentities: includesSubentities)
         let storeIdentifier = identifier
         return try withReader { connection throws(ObjectGraphError) in
             try sqlite {
-                if connection.cachedStatementCount > Self.statementCacheLimit { connection.clearStatementCache() }
-                let statement = try connection.cachedStatement(sql)
-                try statement.bind(bindings.map(\.sqliteValue))
+                let statement = try Self.fetchStatement(sql, bindings, on: connection)
                 var rows: [KeyedRow] = []
                 var lastNumber = layout.entityNumber
                 var lastName = entity.name
