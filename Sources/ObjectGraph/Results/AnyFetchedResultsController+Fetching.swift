@@ -41,7 +41,7 @@ extension AnyFetchedResultsController {
         let cache = cacheName.map { FetchedResultsCache(name: $0, controller: self, model: model) }
         var entries: [ResultsEntry]
         var fromCache = false
-        if let cached = cache?.load(into: &names, ordering: ordering) {
+        if let cached = cache?.load(into: &names) {
             entries = cached
             fromCache = true
         } else if fetchRequest.fetchBatchSize > 0, let rowEntries = try entriesFromRows(entity: entity, model: model) {

@@ -79,7 +79,7 @@ struct FetchedResultsCache {
     }
 
     /// The cached entries, with their section names interned into `names`; nil when there is no valid cache.
-    func load(into names: inout SectionNames, ordering: RowOrdering) -> [ResultsEntry]? {
+    func load(into names: inout SectionNames) -> [ResultsEntry]? {
         guard let fingerprint = fingerprint(), let data = try? Data(contentsOf: url, options: .mappedIfSafe) else {
             return nil
         }
