@@ -225,34 +225,7 @@ import Testing
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(ofType: type, at: url)
         let context = MigrationFixtures.context(coordinator)
-        try context.performAndWait {
-            let ada = try context.insertNewObject(forEntityName: "Author")
-            ada["name"] = "Ada"
-            ada["born"] = Int64(1815)
-            ada["rating"] = 4.5
-            let bob = try context.insertNewObject(forEntityName: "Author")
-            bob["name"] = "Bob"
-            let shelf = try context.insertNewObject(forEntityName: "Shelf")
-            shelf["label"] = "Top"
-            let fiction = try context.insertNewObject(forEntityName: "Tag")
-            fiction["name"] = "fiction"
-            let maths = try context.insertNewObject(forEntityName: "Tag")
-            maths["name"] = "maths"
-            for (title, author, pages) in [("Notes", ada, 30), ("Engines", ada, 120), ("Cats", bob, 12)] {
-                let book = try context.insertNewObject(forEntityName: "Book")
-                book["title"] = title
-                book["isbn"] = "isbn-\(title)"
-                book["pages"] = Int64(pages)
-                book.setRelatedObject(author, forKey: "author")
-                if author === ada {
-                    book.setRelatedObjects(title == "Notes" ? [maths, fiction] : [maths], forKey: "tags")
-                }
-                if title == "Notes" { book.setRelatedObject(shelf, forKey: "shelf") }
-            }
-            let obsolete = try context.insertNewObject(forEntityName: "Obsolete")
-            obsolete["note"] = "gone"
-            try context.save()
-        }
+        try MigrationFixtures.fillLibraryVersion1(context)
     }
 
     /// Every object of every entity of `coordinator`'s model, with its values and relationships, by URI path

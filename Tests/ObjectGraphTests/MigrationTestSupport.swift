@@ -46,6 +46,38 @@ enum MigrationFixtures {
         return context
     }
 
+    /// Saves the v1 `Library` rows: Ada (2 books, one shelved, both tagged), Bob (1 book), and an Obsolete row.
+    static func fillLibraryVersion1(_ context: ManagedObjectContext) throws {
+        try context.performAndWait {
+            let ada = try context.insertNewObject(forEntityName: "Author")
+            ada["name"] = "Ada"
+            ada["born"] = Int64(1815)
+            ada["rating"] = 4.5
+            let bob = try context.insertNewObject(forEntityName: "Author")
+            bob["name"] = "Bob"
+            let shelf = try context.insertNewObject(forEntityName: "Shelf")
+            shelf["label"] = "Top"
+            let fiction = try context.insertNewObject(forEntityName: "Tag")
+            fiction["name"] = "fiction"
+            let maths = try context.insertNewObject(forEntityName: "Tag")
+            maths["name"] = "maths"
+            for (title, author, pages) in [("Notes", ada, 30), ("Engines", ada, 120), ("Cats", bob, 12)] {
+                let book = try context.insertNewObject(forEntityName: "Book")
+                book["title"] = title
+                book["isbn"] = "isbn-\(title)"
+                book["pages"] = Int64(pages)
+                book.setRelatedObject(author, forKey: "author")
+                if author === ada {
+                    book.setRelatedObjects(title == "Notes" ? [maths, fiction] : [maths], forKey: "tags")
+                }
+                if title == "Notes" { book.setRelatedObject(shelf, forKey: "shelf") }
+            }
+            let obsolete = try context.insertNewObject(forEntityName: "Obsolete")
+            obsolete["note"] = "gone"
+            try context.save()
+        }
+    }
+
     /// Every row of `sql` on the store file, read directly (the oracle for what the migration wrote).
     static func rows(_ url: URL, _ sql: String) throws -> [[SQLiteValue]] {
         let connection = try SQLiteConnection(path: url.path, mode: .readOnly)
