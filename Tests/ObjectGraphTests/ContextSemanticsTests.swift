@@ -264,6 +264,45 @@ private func reads(_ stack: TestStack) -> Int? {
         }
     }
 
+    /// A merge forgets the objects it brought in when nobody holds them; deleting one of them later in
+    /// another context must still take it out of the controller (the benchmark found this one).
+    @Test(arguments: StoreKind.allCases) func mergedDeletionOfAForgottenObjectReachesTheController(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        let context = stack.context(name: "view")
+        let importer = stack.context(name: "importer")
+        let recorder = ChangeRecorder()
+        var deletedSeen: [ManagedObjectID] = []
+        let token = context.addObjectsDidChangeObserver { deletedSeen += $0.deletedObjects.map(\.objectID) }
+        defer { token.cancel() }
+        let controller = try context.performAndWait {
+            let request = FetchRequest<ManagedObject>(entityName: "Person", sortCriteria: [SortCriterion("lastName")])
+            let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context)
+            controller.delegate = recorder
+            try controller.performFetch()
+            return controller
+        }
+        let inserted = try #require(try importer.performAndWait { () throws -> ContextDidSave? in
+            for name in ["Ada", "Bea", "Cy"] { try importer.insertNewObject(forEntityName: "Person")["lastName"] = name }
+            return try importer.saveCapturingDidSave()
+        })
+        let victim = try #require(inserted.insertedObjectIDs.first)
+        context.performAndWait {
+            context.mergeChanges(fromContextDidSave: inserted)
+            #expect(context.registeredObject(for: victim) == nil, "the merge kept an object nobody holds")
+        }
+        let deletion = try #require(try importer.performAndWait { () throws -> ContextDidSave? in
+            importer.delete(try importer.existingObject(with: victim))
+            return try importer.saveCapturingDidSave()
+        })
+        context.performAndWait {
+            context.mergeChanges(fromContextDidSave: deletion)
+            #expect(controller.numberOfFetchedObjects == 2)
+            #expect(!controller.sectionedIDs.joined().contains(victim))
+            #expect(recorder.batches.last?.changeset.deletedRows.count == 1)
+        }
+        #expect(deletedSeen == [victim], "observers hear of the deletion")
+    }
+
     @Test func remoteSavesMergeIntoSeveralContexts() throws {
         let stack = try TestStack(.sqlite)
         let kept = try savedPerson(stack, "Kept", city: "Oslo")

@@ -113,18 +113,23 @@ import SectionedChanges
             try change()
             let fresh: [[ManagedObjectID]]
             let freshNames: [String]
+            let fetched: [ManagedObjectID]
+            let request = controller.fetchRequest
             if setup.merged {
+                // Checked in another context, so the view context keeps only what the controller and the
+                // merges keep (merged objects nobody holds are forgotten, and must still be tracked).
                 let other = stack.context(name: "oracle")
-                (fresh, freshNames) = try other.performAndWait {
+                (fresh, freshNames, fetched) = try other.performAndWait {
                     let oracle = try makeController(setup, other, nil)
-                    return (oracle.sectionedIDs, oracle.sectionNames)
+                    return (oracle.sectionedIDs, oracle.sectionNames,
+                        try other.fetch(request).map(\.objectID))
                 }
             } else {
                 let oracle = try makeController(setup, view, nil)
                 (fresh, freshNames) = (oracle.sectionedIDs, oracle.sectionNames)
+                fetched = try view.fetch(request).map(\.objectID)
             }
             // The controllers' own order is the store's: a plain fetch with the same request agrees.
-            let fetched = try view.fetch(controller.fetchRequest).map(\.objectID)
             #expect(fetched == fresh.flatMap { $0 }, "\(label): the controller's order differs from a fetch's")
             defer {
                 previousRows = fresh

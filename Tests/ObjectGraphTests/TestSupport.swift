@@ -132,9 +132,12 @@ final class ChangeRecorder: FetchedResultsControllerDelegate {
 }
 
 extension AnyFetchedResultsController {
-    /// The results as object IDs, one array per section.
+    /// The results as object IDs, one array per section. Reads IDs only, so checking a controller does not
+    /// register its objects in the context (which would hide what happens to objects nobody holds).
     var sectionedIDs: [[ManagedObjectID]] {
-        (sections ?? []).map { $0.objects.map(\.objectID) }
+        (0..<numberOfSections).map { section in
+            (0..<numberOfObjects(inSection: section)).compactMap { objectID(at: IndexPath(row: $0, section: section)) }
+        }
     }
 }
 

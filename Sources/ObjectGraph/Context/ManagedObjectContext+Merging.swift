@@ -35,7 +35,14 @@ extension ManagedObjectContext {
                 }
             }
             for id in save.deletedObjectIDs {
-                guard let object = registry.removeValue(forKey: id) else { continue }
+                guard let object = registry.removeValue(forKey: id) else {
+                    // Not registered here (never loaded, or merged in earlier and forgotten): observers that
+                    // keep IDs rather than objects — a fetched-results controller — must still hear of it.
+                    if let entity = model.entity(named: id.entityName) {
+                        pending.note(deletedStandIn(for: id, entity: entity), .deleted)
+                    }
+                    continue
+                }
                 // It leaves the loaded inverse relationships of the objects it was related to.
                 for (index, relationship) in object.entity.relationships.enumerated() {
                     guard let inverseName = relationship.inverseName else { continue }
@@ -68,6 +75,17 @@ extension ManagedObjectContext {
         // now holds them — as Core Data's weakly held registrations are — so a context that follows a large
         // import does not keep every imported object.
         releaseUnreferencedObjects(materializedIDs)
+    }
+
+    /// An unregistered object standing for a row another context deleted, reported as deleted: a fault
+    /// whose values, if read, are the defaults (its row is gone).
+    private func deletedStandIn(for id: ManagedObjectID, entity: EntityDescription) -> ManagedObject {
+        let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
+        object.objectID = id
+        object.managedObjectContext = self
+        object.faultFlag = true
+        object.deletedFlag = true
+        return object
     }
 
     /// Merges the ``ContextDidSave`` carried by a `managedObjectContextDidSave` notification.
