@@ -21,7 +21,10 @@ extension ManagedObjectContext {
         for save in saves where save.sourceContext != ObjectIdentifier(self) {
             // Objects this context knows by temporary IDs (a child of the saving context) follow them.
             if !save.permanentIDs.isEmpty { adoptPermanentIDs(save.permanentIDs) }
-            for id in save.insertedObjectIDs.union(save.updatedObjectIDs) {
+            let changedIDs = [save.insertedObjectIDs, save.updatedObjectIDs].joined()
+            for (offset, id) in changedIDs.enumerated() {
+                // (An ID is in one of the two sets; should a save ever list one in both, it is merged once.)
+                if offset >= save.insertedObjectIDs.count, save.insertedObjectIDs.contains(id) { continue }
                 guard let row = save.snapshots[id], let entity = model.entity(named: id.entityName) else { continue }
                 if let object = registry[id] {
                     let previous = object.storedToOne

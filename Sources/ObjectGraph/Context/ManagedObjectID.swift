@@ -24,6 +24,14 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
         self.isTemporaryID = false
     }
 
+    /// An ID from its parts (a controller's compact form made whole again).
+    init(entityName: String, storeIdentifier: String, key: Int64, isTemporaryID: Bool) {
+        self.entityName = entityName
+        self.storeIdentifier = storeIdentifier
+        self.key = key
+        self.isTemporaryID = isTemporaryID
+    }
+
     private init(temporaryFor entityName: String, serial: Int64) {
         self.entityName = entityName
         self.storeIdentifier = ""

@@ -9,7 +9,7 @@ extension AnyFetchedResultsController {
 
     /// The object at a position, loading its batch of rows in one query when it is not loaded yet.
     func objectAtGlobalIndex(_ offset: Int) -> ManagedObject {
-        let id = index[offset].id
+        let id = namespaces.id(for: index[offset].placed)
         if id.isTemporaryID, let object = temporaryPlacements.object(for: id) { return object }
         let batchSize = fetchRequest.fetchBatchSize
         if let object = managedObjectContext.registered(id), !(batchSize > 0 && object.isFault) {
@@ -33,8 +33,9 @@ extension AnyFetchedResultsController {
         let range = start..<min(start + size, index.count)
         let context = managedObjectContext
         var wanted: [String: [ManagedObjectID]] = [:]
-        for entry in index.entries(in: range) where context.registered(entry.id).map(\.isFault) ?? true {
-            wanted[entry.id.entityName, default: []].append(entry.id)
+        for entry in index.entries(in: range) {
+            let id = namespaces.id(for: entry.placed)
+            if context.registered(id).map(\.isFault) ?? true { wanted[id.entityName, default: []].append(id) }
         }
         if !wanted.isEmpty, let model = context.persistentStoreCoordinator?.managedObjectModel,
             let source = try? context.objectSource()
@@ -53,6 +54,6 @@ extension AnyFetchedResultsController {
         let evictedStart = evicted * size
         guard evictedStart < index.count else { return }
         let evictedRange = evictedStart..<min(evictedStart + size, index.count)
-        context.releaseUnreferencedObjects(index.entries(in: evictedRange).map(\.id))
+        context.releaseUnreferencedObjects(index.entries(in: evictedRange).map { namespaces.id(for: $0.placed) })
     }
 }

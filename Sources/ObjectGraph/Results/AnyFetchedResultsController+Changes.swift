@@ -19,6 +19,8 @@ extension AnyFetchedResultsController {
     /// A result that leaves its place in a batch: its placement and where it was.
     private struct Leaving {
         let object: ManagedObject
+        /// The ID it was placed under, compact and whole.
+        let placed: PlacedID
         let id: ManagedObjectID
         let order: [UInt8]
         let section: Int32
@@ -46,10 +48,11 @@ extension AnyFetchedResultsController {
         let reidentified = temporaryPlacements.isEmpty ? [] : objectsWithNewPermanentIDs()
 
         for object in change.deletedObjects where trackedEntityNames.contains(object.entity.name) {
-            guard seen.insert(ObjectIdentifier(object)).inserted, let id = placementID(of: object),
-                let order = placedOrders[id], let (entry, position) = index.locate(id, order: order)
+            guard seen.insert(ObjectIdentifier(object)).inserted, let placed = placementID(of: object),
+                let order = placedOrders[placed], let (entry, position) = index.locate(placed, order: order)
             else { continue }
-            removed.append(Leaving(object: object, id: id, order: order, section: entry.section, oldIndex: position))
+            removed.append(Leaving(object: object, placed: placed, id: namespaces.id(for: placed), order: order,
+                section: entry.section, oldIndex: position))
         }
         var changed = Array(change.insertedObjects) + Array(change.updatedObjects) + Array(change.refreshedObjects)
             + reidentified
@@ -64,8 +67,8 @@ extension AnyFetchedResultsController {
             guard seen.insert(ObjectIdentifier(object)).inserted else { continue }
             let matches = !object.isDeleted && (predicate?.evaluate(with: object) ?? true)
                 && managedObjectContext.isInStores(object, fetchRequest.affectedStores)
-            guard let id = placementID(of: object), let order = placedOrders[id],
-                let (entry, position) = index.locate(id, order: order)
+            guard let placed = placementID(of: object), let order = placedOrders[placed],
+                let (entry, position) = index.locate(placed, order: order)
             else {
                 if matches {
                     added.append(object)
@@ -73,13 +76,16 @@ extension AnyFetchedResultsController {
                 }
                 continue
             }
-            let leaving = Leaving(object: object, id: id, order: order, section: entry.section, oldIndex: position)
+            let leaving = Leaving(object: object, placed: placed, id: namespaces.id(for: placed), order: order,
+                section: entry.section, oldIndex: position)
             guard matches else {
                 removed.append(leaving)
                 continue
             }
             let newEntry = makeEntry(for: object)
-            if id == newEntry.id, newEntry.section == entry.section, RowOrdering.compare(order, newEntry.order) == 0 {
+            if placed == newEntry.placed, newEntry.section == entry.section,
+                RowOrdering.compare(order, newEntry.order) == 0
+            {
                 updatedInPlace.append(leaving)
             } else {
                 replaced.append(leaving)
@@ -97,15 +103,17 @@ extension AnyFetchedResultsController {
         index.remove(atPositions: (removed + replaced).map(\.oldIndex))
         for leaving in removed + replaced {
             runs.removeOne(from: leaving.section)
-            placedOrders[leaving.id] = nil
+            placedOrders[leaving.placed] = nil
             if leaving.id.isTemporaryID { temporaryPlacements[ObjectIdentifier(leaving.object)] = nil }
         }
         let arrivals = added + replaced.map(\.object)
         for object in arrivals {
             guard let entry = arrivingEntries[ObjectIdentifier(object)] else { continue }
             index.insert(entry)
-            placedOrders[entry.id] = entry.order
-            if entry.id.isTemporaryID { temporaryPlacements[ObjectIdentifier(object)] = (object, entry.id) }
+            placedOrders[entry.placed] = entry.order
+            if namespaces.isTemporary(entry.placed) {
+                temporaryPlacements[ObjectIdentifier(object)] = (object, namespaces.id(for: entry.placed))
+            }
             if runs.hasRepeats || !runs.addOne(to: entry.section) { newSectionArrivals.append(entry) }
         }
         updateSections(newSectionArrivals: newSectionArrivals, arrivals: arrivals.compactMap {
@@ -127,16 +135,17 @@ extension AnyFetchedResultsController {
         var arrivingNewIndexes: [Int] = []
         for object in added {
             guard let entry = arrivingEntries[ObjectIdentifier(object)],
-                let offset = index.position(of: entry.id, order: entry.order)
+                let offset = index.position(of: entry.placed, order: entry.order)
             else { continue }
             arrivingNewIndexes.append(offset)
-            changes.append(ResultsObjectChange(object: object, type: .insert, newID: entry.id, newIndex: offset,
+            changes.append(ResultsObjectChange(object: object, type: .insert, newID: namespaces.id(for: entry.placed),
+                newIndex: offset,
                 newPath: indexPath(forGlobalIndex: offset)))
         }
         var replacedPlaces: [(leaving: Leaving, entry: ResultsEntry, newIndex: Int)] = []
         for leaving in replaced {
             guard let entry = arrivingEntries[ObjectIdentifier(leaving.object)],
-                let offset = index.position(of: entry.id, order: entry.order)
+                let offset = index.position(of: entry.placed, order: entry.order)
             else { continue }
             arrivingNewIndexes.append(offset)
             replacedPlaces.append((leaving, entry, offset))
@@ -147,12 +156,13 @@ extension AnyFetchedResultsController {
             arrivingNewIndexes: arrivingNewIndexes.sorted())
         for (offset, place) in replacedPlaces.enumerated() {
             changes.append(ResultsObjectChange(object: place.leaving.object,
-                type: inPlace.contains(offset) ? .update : .move, oldID: place.leaving.id, newID: place.entry.id,
+                type: inPlace.contains(offset) ? .update : .move, oldID: place.leaving.id,
+                newID: namespaces.id(for: place.entry.placed),
                 oldIndex: place.leaving.oldIndex, newIndex: place.newIndex, oldPath: oldPath(place.leaving.oldIndex),
                 newPath: indexPath(forGlobalIndex: place.newIndex)))
         }
         for leaving in updatedInPlace {
-            guard let offset = index.position(of: leaving.id, order: leaving.order) else { continue }
+            guard let offset = index.position(of: leaving.placed, order: leaving.order) else { continue }
             changes.append(ResultsObjectChange(object: leaving.object, type: .update, oldID: leaving.id,
                 newID: leaving.id, oldIndex: leaving.oldIndex, newIndex: offset,
                 oldPath: oldPath(leaving.oldIndex), newPath: indexPath(forGlobalIndex: offset)))
@@ -173,7 +183,7 @@ extension AnyFetchedResultsController {
         // Each new section, at the position of its first object, after the section before that object.
         var firstPositions: [Int32: (position: Int, count: Int)] = [:]
         for entry in newSectionArrivals {
-            let position = index.position(of: entry.id, order: entry.order) ?? 0
+            let position = index.position(of: entry.placed, order: entry.order) ?? 0
             let known = firstPositions[entry.section]
             firstPositions[entry.section] = (min(known?.position ?? position, position), (known?.count ?? 0) + 1)
         }
@@ -184,7 +194,7 @@ extension AnyFetchedResultsController {
         runs.removeEmptyRuns()
         // Every arrival must now sit in its own section's run; otherwise the order split a section.
         for entry in arrivals {
-            guard let position = index.position(of: entry.id, order: entry.order) else { continue }
+            guard let position = index.position(of: entry.placed, order: entry.order) else { continue }
             let (run, _) = runs.locate(position)
             if runs.sections[run] != entry.section {
                 runs = SectionRuns(of: index.allEntries)
@@ -215,14 +225,16 @@ extension AnyFetchedResultsController {
                 replace.append(placement.object)
                 continue
             }
-            guard let order = placedOrders[placement.id], let offset = index.position(of: placement.id, order: order)
+            guard let placed = namespaces.existingPlacedID(for: placement.id), let order = placedOrders[placed],
+                let offset = index.position(of: placed, order: order)
             else { continue }
             let newOrder = ordering.replacingID(in: order, old: placement.id, new: newID)
+            let newPlaced = namespaces.placedID(for: newID)
             let fitsBefore = offset == 0 || RowOrdering.compare(index[offset - 1].order, newOrder) < 0
             let fitsAfter = offset + 1 >= index.count || RowOrdering.compare(newOrder, index[offset + 1].order) < 0
-            if fitsBefore, fitsAfter, index.replaceID(placement.id, order: order, with: newID) {
-                placedOrders[placement.id] = nil
-                placedOrders[newID] = newOrder
+            if fitsBefore, fitsAfter, index.replaceID(placed, order: order, with: newPlaced, newOrder: newOrder) {
+                placedOrders[placed] = nil
+                placedOrders[newPlaced] = newOrder
                 temporaryPlacements[key] = nil
             } else {
                 replace.append(placement.object)
@@ -234,9 +246,10 @@ extension AnyFetchedResultsController {
     /// Forgets the results after every object was invalidated (a reset) and tells the delegate to fetch
     /// again: no per-object changes are reported (Core Data's rule).
     func invalidateContent() {
-        index = ResultsIndex(ordering: ordering)
+        index = ResultsIndex()
         runs = SectionRuns()
         placedOrders = [:]
+        namespaces = IDNamespaces()
         temporaryPlacements = TemporaryPlacements()
         loadedBatches = []
         hasFetched = false

@@ -37,11 +37,12 @@ extension AnyFetchedResultsController {
             entity: entity, model: model)
         loadedBatches = []
         names = SectionNames()
+        namespaces = IDNamespaces()
 
         let cache = cacheName.map { FetchedResultsCache(name: $0, controller: self, model: model) }
         var entries: [ResultsEntry]
         var fromCache = false
-        if let cached = cache?.load(into: &names) {
+        if let cached = cache?.load(into: &names, namespaces: &namespaces) {
             entries = cached
             fromCache = true
         } else if fetchRequest.fetchBatchSize > 0, let rowEntries = try entriesFromRows(entity: entity, model: model) {
@@ -54,14 +55,13 @@ extension AnyFetchedResultsController {
         }
         try checkSectionsAreContiguous(entries)
 
-        index = ResultsIndex(sorted: entries, ordering: ordering)
+        index = ResultsIndex(sorted: entries)
         runs = SectionRuns(of: entries)
-        placedOrders = Dictionary(entries.map { ($0.id, $0.order) }, uniquingKeysWith: { first, _ in first })
+        placedOrders = Dictionary(entries.map { ($0.placed, $0.order) }, uniquingKeysWith: { first, _ in first })
         temporaryPlacements = TemporaryPlacements()
-        for entry in entries where entry.id.isTemporaryID {
-            if let object = managedObjectContext.registered(entry.id) {
-                temporaryPlacements[ObjectIdentifier(object)] = (object, entry.id)
-            }
+        for entry in entries where namespaces.isTemporary(entry.placed) {
+            let id = namespaces.id(for: entry.placed)
+            if let object = managedObjectContext.registered(id) { temporaryPlacements[ObjectIdentifier(object)] = (object, id) }
         }
         hasFetched = true
         if observation == nil {
@@ -71,7 +71,7 @@ extension AnyFetchedResultsController {
         }
         resultsCameFromCache = fromCache
         cacheIsStale = false
-        if !fromCache, let cache { cache.store(entries, names: names) }
+        if !fromCache, let cache { cache.store(entries, names: names, namespaces: namespaces) }
         reportInitialSnapshot()
     }
 
@@ -125,7 +125,8 @@ extension AnyFetchedResultsController {
         for row in rows where pendingIDs.isEmpty || !pendingIDs.contains(row.objectID) {
             let sortKeys = zip(fetchRequest.sortCriteria, row.values).map { $0.sortKey(for: $1) }
             let section = names.number(for: sectionNaming?.name(values: row.values[sortCount...]) ?? "")
-            entries.append(ResultsEntry(id: row.objectID, keys: sortKeys, section: section, ordering: ordering))
+            entries.append(ResultsEntry(id: row.objectID, placed: namespaces.placedID(for: row.objectID), keys: sortKeys,
+                section: section, ordering: ordering))
         }
         for object in pending where !object.isDeleted && (fetchRequest.predicate?.evaluate(with: object) ?? true) {
             entries.append(makeEntry(for: object))

@@ -12,7 +12,7 @@ extension AnyFetchedResultsController {
         items.reserveCapacity(runs.count)
         var entries = index.allEntries[...]
         for count in runs.counts {
-            items.append(entries.prefix(count).map(\.id))
+            items.append(entries.prefix(count).map { namespaces.id(for: $0.placed) })
             entries = entries.dropFirst(count)
         }
         return FetchedResultsSnapshot(sectionIdentifiers: runs.sections.map { names[$0] },
@@ -93,6 +93,9 @@ extension AnyFetchedResultsController {
     }
 
     /// Deletions, insertions, moves, updates; each kind by its position (old for all but insertions).
+    ///
+    /// Sorts one packed integer per change (kind, then position) and gathers the changes once, rather
+    /// than moving the changes themselves around in a comparison sort.
     static func inReportingOrder(_ changes: [ResultsObjectChange]) -> [ResultsObjectChange] {
         func rank(_ type: FetchedResultsChangeType) -> Int {
             switch type {
@@ -102,11 +105,20 @@ extension AnyFetchedResultsController {
             case .update: 3
             }
         }
-        return changes.sorted {
-            let (left, right) = (rank($0.type), rank($1.type))
-            if left != right { return left < right }
-            return ($0.oldIndex ?? $0.newIndex ?? 0) < ($1.oldIndex ?? $1.newIndex ?? 0)
+        // Positions are below 2^40 and offsets below 2^20 in any real batch; wider ones fall back.
+        let fits = changes.count < 1 << 20 && changes.allSatisfy { ($0.oldIndex ?? $0.newIndex ?? 0) < 1 << 40 }
+        guard fits else {
+            return changes.sorted {
+                let (left, right) = (rank($0.type), rank($1.type))
+                if left != right { return left < right }
+                return ($0.oldIndex ?? $0.newIndex ?? 0) < ($1.oldIndex ?? $1.newIndex ?? 0)
+            }
         }
+        var keys = changes.enumerated().map { offset, change in
+            rank(change.type) << 60 | (change.oldIndex ?? change.newIndex ?? 0) << 20 | offset
+        }
+        keys.sort()
+        return keys.map { changes[$0 & (1 << 20 - 1)] }
     }
 
     /// The batch as a difference of IDs: removals at old offsets, insertions at new ones, moves (and

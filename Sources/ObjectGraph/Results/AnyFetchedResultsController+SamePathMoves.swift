@@ -65,7 +65,7 @@ extension AnyFetchedResultsController {
                     oldPath: change.oldPath, newPath: change.newPath)
                 result.append(change)
             } else if !stays {
-                let id = index[survivor.new].id
+                let id = namespaces.id(for: index[survivor.new].placed)
                 guard let object = try? managedObjectContext.object(with: id) else { continue }
                 let (oldSection, oldRow) = scratchOldRuns.locate(survivor.old)
                 result.append(ResultsObjectChange(object: object, type: .move, oldID: id, newID: id,

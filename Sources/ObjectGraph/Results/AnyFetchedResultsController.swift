@@ -37,9 +37,11 @@ open class AnyFetchedResultsController {
     var index: ResultsIndex
     var runs = SectionRuns()
     var names = SectionNames()
+    /// The compact IDs of the results (``PlacedID``) and what their namespaces stand for.
+    var namespaces = IDNamespaces()
     /// The order bytes each result was placed at (its entry's ``ResultsEntry/order``, sharing its storage),
     /// under the ID it was placed with: how a changed object's old place is found.
-    var placedOrders: [ManagedObjectID: [UInt8]] = [:]
+    var placedOrders: [PlacedID: [UInt8]] = [:]
     /// Results placed under a temporary ID, by object: their ID changes when they are saved.
     var temporaryPlacements = TemporaryPlacements()
     var hasFetched = false
@@ -53,7 +55,11 @@ open class AnyFetchedResultsController {
         let sort: [Int?]
         let section: [String: Int]
     }
-    var keyPlacesByEntity: [String: KeyPlaces] = [:]
+    var keyPlacesByEntity: [String: KeyPlaces] = [:] {
+        didSet { lastKeyPlaces = nil }
+    }
+    /// The entity ``keyPlaces(of:)`` answered for last, and its answer.
+    private var lastKeyPlaces: (entity: EntityDescription, places: KeyPlaces)?
     var loadedBatches: [Int] = []
     var observation: ObservationToken?
     /// Consumers of ``changes()``; locked because a consumer may stop on any thread.
@@ -72,7 +78,7 @@ open class AnyFetchedResultsController {
         self.sectionNaming = sectionNaming
         self.cacheName = cacheName
         self.ordering = RowOrdering(criteria: fetchRequest.sortCriteria)
-        self.index = ResultsIndex(ordering: ordering)
+        self.index = ResultsIndex()
     }
 
     deinit {
@@ -96,7 +102,7 @@ open class AnyFetchedResultsController {
     /// The IDs of the fetched objects in order, or nil before ``performFetch()``. Costs no object.
     public var fetchedObjectIDs: [ManagedObjectID]? {
         adoptNewObjectIDs()
-        return hasFetched ? index.allEntries.map(\.id) : nil
+        return hasFetched ? index.allEntries.map { namespaces.id(for: $0.placed) } : nil
     }
 
     /// The number of fetched objects.
@@ -147,7 +153,7 @@ open class AnyFetchedResultsController {
     /// The ID of the object at `indexPath`, or nil outside the results. Costs no object.
     public func objectID(at indexPath: IndexPath) -> ManagedObjectID? {
         adoptNewObjectIDs()
-        return globalIndex(of: indexPath).map { index[$0].id }
+        return globalIndex(of: indexPath).map { namespaces.id(for: index[$0].placed) }
     }
 
     /// The index path of `object`, or nil when it is not in the results.
@@ -163,7 +169,9 @@ open class AnyFetchedResultsController {
     public func indexPath(forObjectID objectID: ManagedObjectID) -> IndexPath? {
         adoptNewObjectIDs()
         if let object = managedObjectContext.registered(objectID) { return indexPath(forObject: object) }
-        guard let order = placedOrders[objectID], let offset = index.position(of: objectID, order: order) else {
+        guard let placed = namespaces.existingPlacedID(for: objectID), let order = placedOrders[placed],
+            let offset = index.position(of: placed, order: order)
+        else {
             return nil
         }
         return indexPath(forGlobalIndex: offset)
@@ -196,10 +204,12 @@ open class AnyFetchedResultsController {
 
     // MARK: - Positions
 
-    /// The ID an object's result was placed under: its own, or the temporary ID it had when placed.
-    func placementID(of object: ManagedObject) -> ManagedObjectID? {
-        if placedOrders[object.objectID] != nil { return object.objectID }
-        return temporaryPlacements[ObjectIdentifier(object)]?.id
+    /// The ID an object's result was placed under — its own, or the temporary ID it had when placed — in
+    /// compact form; nil when the object is not among the results.
+    func placementID(of object: ManagedObject) -> PlacedID? {
+        if let placed = namespaces.existingPlacedID(for: object.objectID), placedOrders[placed] != nil { return placed }
+        guard let temporary = temporaryPlacements[ObjectIdentifier(object)]?.id else { return nil }
+        return namespaces.existingPlacedID(for: temporary)
     }
 
     func globalIndex(of indexPath: IndexPath) -> Int? {
@@ -237,7 +247,12 @@ open class AnyFetchedResultsController {
     /// changed object reads them by position (keys that are key paths or derived in a subclass are read by
     /// name).
     private func keyPlaces(of entity: EntityDescription) -> KeyPlaces {
-        if let places = keyPlacesByEntity[entity.name] { return places }
+        // Almost every object of a batch has the entity the one before it had: no name lookup for those.
+        if let last = lastKeyPlaces, last.entity === entity { return last.places }
+        if let places = keyPlacesByEntity[entity.name] {
+            lastKeyPlaces = (entity, places)
+            return places
+        }
         let sort = ordering.criteria.map { $0.key.contains(".") ? nil : entity.attributeIndex(named: $0.key) }
         var section: [String: Int] = [:]
         for key in sectionNaming?.keys ?? [] where !key.contains(".") {
@@ -245,6 +260,7 @@ open class AnyFetchedResultsController {
         }
         let places = KeyPlaces(sort: sort, section: section)
         keyPlacesByEntity[entity.name] = places
+        lastKeyPlaces = (entity, places)
         return places
     }
 
@@ -255,7 +271,8 @@ open class AnyFetchedResultsController {
     }
 
     func makeEntry(for object: ManagedObject) -> ResultsEntry {
-        ResultsEntry(id: object.objectID, keys: sortKeys(of: object), section: sectionNumber(of: object),
-            ordering: ordering)
+        let id = object.objectID
+        return ResultsEntry(id: id, placed: namespaces.placedID(for: id), keys: sortKeys(of: object),
+            section: sectionNumber(of: object), ordering: ordering)
     }
 }

@@ -78,8 +78,9 @@ struct FetchedResultsCache {
         return AnyFetchedResultsController.cacheDirectory.appendingPathComponent(safe + ".frcache")
     }
 
-    /// The cached entries, with their section names interned into `names`; nil when there is no valid cache.
-    func load(into names: inout SectionNames) -> [ResultsEntry]? {
+    /// The cached entries, with their section names interned into `names` and their IDs' namespaces into
+    /// `namespaces`; nil when there is no valid cache.
+    func load(into names: inout SectionNames, namespaces: inout IDNamespaces) -> [ResultsEntry]? {
         guard let fingerprint = fingerprint(), let data = try? Data(contentsOf: url, options: .mappedIfSafe) else {
             return nil
         }
@@ -104,6 +105,8 @@ struct FetchedResultsCache {
             storeIdentifiers.append(identifier)
         }
         guard let entryCount = reader.count() else { return nil }
+        // Each (entity, store) pair's namespace, numbered when first used.
+        var pairNamespaces: [Int: UInt32] = [:]
         var entries: [ResultsEntry] = []
         entries.reserveCapacity(entryCount)
         for _ in 0..<entryCount {
@@ -112,19 +115,21 @@ struct FetchedResultsCache {
                 section < numbers.count
             else { return nil }
             guard let order = reader.byteRun() else { return nil }
-            entries.append(ResultsEntry(
-                id: ManagedObjectID(entityName: entityNames[entity], storeIdentifier: storeIdentifiers[store],
-                    primaryKey: key),
-                order: order, section: numbers[section]))
+            let pair = entity * storeIdentifiers.count + store
+            let namespace = pairNamespaces[pair] ?? namespaces.namespace(entityName: entityNames[entity],
+                storeIdentifier: storeIdentifiers[store])
+            pairNamespaces[pair] = namespace
+            entries.append(ResultsEntry(placed: PlacedID(key: key, namespace: namespace), order: order,
+                section: numbers[section]))
         }
         return reader.isAtEnd ? entries : nil
     }
 
     /// Writes `entries` (in order) to the cache file, atomically; results holding unsaved objects are not
     /// cached (their IDs are temporary).
-    func store(_ entries: [ResultsEntry], names: SectionNames) {
+    func store(_ entries: [ResultsEntry], names: SectionNames, namespaces: IDNamespaces) {
         checkpointStores()
-        guard let fingerprint = fingerprint(), !entries.contains(where: \.id.isTemporaryID) else {
+        guard let fingerprint = fingerprint(), !entries.contains(where: { namespaces.isTemporary($0.placed) }) else {
             try? FileManager.default.removeItem(at: url)
             return
         }
@@ -134,11 +139,14 @@ struct FetchedResultsCache {
         for name in names.names { writer.string(name) }
         var entityNumbers: [String: Int] = [:]
         var storeNumbers: [String: Int] = [:]
-        for entry in entries {
-            if entityNumbers[entry.id.entityName] == nil { entityNumbers[entry.id.entityName] = entityNumbers.count }
-            if storeNumbers[entry.id.storeIdentifier] == nil {
-                storeNumbers[entry.id.storeIdentifier] = storeNumbers.count
-            }
+        // Per namespace, its (entity, store) numbers in the file.
+        var namespacePairs: [UInt32: (entity: Int, store: Int)] = [:]
+        for entry in entries where namespacePairs[entry.placed.namespace] == nil {
+            let entityName = namespaces.entityName(of: entry.placed)
+            let storeIdentifier = namespaces.storeIdentifier(of: entry.placed)
+            if entityNumbers[entityName] == nil { entityNumbers[entityName] = entityNumbers.count }
+            if storeNumbers[storeIdentifier] == nil { storeNumbers[storeIdentifier] = storeNumbers.count }
+            namespacePairs[entry.placed.namespace] = (entityNumbers[entityName] ?? 0, storeNumbers[storeIdentifier] ?? 0)
         }
         for table in [entityNumbers, storeNumbers] {
             writer.count(table.count)
@@ -146,9 +154,10 @@ struct FetchedResultsCache {
         }
         writer.count(entries.count)
         for entry in entries {
-            writer.count(entityNumbers[entry.id.entityName] ?? 0)
-            writer.count(storeNumbers[entry.id.storeIdentifier] ?? 0)
-            writer.integer(entry.id.key)
+            let pair = namespacePairs[entry.placed.namespace] ?? (0, 0)
+            writer.count(pair.entity)
+            writer.count(pair.store)
+            writer.integer(entry.placed.key)
             writer.count(Int(entry.section))
             writer.byteRun(entry.order)
         }
@@ -198,7 +207,8 @@ extension AnyFetchedResultsController {
         guard let cacheName, hasFetched, cacheIsStale, !managedObjectContext.hasChanges,
             let model = managedObjectContext.persistentStoreCoordinator?.managedObjectModel
         else { return }
-        FetchedResultsCache(name: cacheName, controller: self, model: model).store(index.allEntries, names: names)
+        FetchedResultsCache(name: cacheName, controller: self, model: model).store(index.allEntries, names: names,
+            namespaces: namespaces)
         cacheIsStale = false
     }
 }

@@ -1,8 +1,9 @@
-/// One fetched object as the controller keeps it: its ID plus the place (order bytes) and section it was
-/// placed by, so the controller can find it again after its values change — without holding the object
-/// itself, nor its sort keys (the order bytes encode them).
+/// One fetched object as the controller keeps it: its compact ID plus the place (order bytes) and section
+/// it was placed by, so the controller can find it again after its values change — without holding the
+/// object itself, nor its sort keys (the order bytes encode them).
 struct ResultsEntry: Sendable {
-    private(set) var id: ManagedObjectID
+    /// The object's ID, in the controller's compact form (see ``IDNamespaces``).
+    private(set) var placed: PlacedID
     /// The section's name, interned in the controller's ``SectionNames``.
     let section: Int32
     /// The entry's place as bytes (``RowOrdering/orderBytes(_:_:)``): what the index compares.
@@ -11,13 +12,14 @@ struct ResultsEntry: Sendable {
     /// memory.
     private(set) var orderPrefix: UInt64
 
-    init(id: ManagedObjectID, keys: [AttributeValue], section: Int32, ordering: RowOrdering) {
-        self.init(id: id, order: ordering.orderBytes(keys, id), section: section)
+    /// An entry for the object `id` (whose compact form is `placed`) with sort keys `keys`.
+    init(id: ManagedObjectID, placed: PlacedID, keys: [AttributeValue], section: Int32, ordering: RowOrdering) {
+        self.init(placed: placed, order: ordering.orderBytes(keys, id), section: section)
     }
 
     /// An entry whose order bytes are known (read from a section cache, or re-keyed).
-    init(id: ManagedObjectID, order: [UInt8], section: Int32) {
-        self.id = id
+    init(placed: PlacedID, order: [UInt8], section: Int32) {
+        self.placed = placed
         self.section = section
         self.order = order
         self.orderPrefix = Self.prefix(of: order)
@@ -35,11 +37,6 @@ struct ResultsEntry: Sendable {
         if orderPrefix != prefix { return orderPrefix < prefix }
         return RowOrdering.compare(self.order, order) < 0
     }
-
-    /// The same entry under another ID (a temporary ID that became permanent).
-    func withID(_ newID: ManagedObjectID, ordering: RowOrdering) -> ResultsEntry {
-        ResultsEntry(id: newID, order: ordering.replacingID(in: order, old: id, new: newID), section: section)
-    }
 }
 
 /// The fetched results in order: a sorted sequence of entries split into chunks of one to two hundred, so
@@ -53,7 +50,6 @@ struct ResultsIndex: Sendable {
     private var chunkStarts: [Int] = []
     private var startsAreCurrent = true
     private(set) var count = 0
-    let ordering: RowOrdering
 
     /// Chunks split in two when they grow past this size. Inserting or removing moves half a chunk of
     /// entries on average, so smaller chunks make each change cheaper; the chunk offsets grow as n / 128.
@@ -61,13 +57,10 @@ struct ResultsIndex: Sendable {
     /// The size of the chunks of a freshly built index.
     static let initialChunkSize = 128
 
-    init(ordering: RowOrdering) {
-        self.ordering = ordering
-    }
+    init() {}
 
-    /// An index of `sorted`, which must already be in `ordering`'s order.
-    init(sorted: [ResultsEntry], ordering: RowOrdering) {
-        self.ordering = ordering
+    /// An index of `sorted`, which must already be in order.
+    init(sorted: [ResultsEntry]) {
         var start = 0
         while start < sorted.count {
             let end = min(start + Self.initialChunkSize, sorted.count)
@@ -148,28 +141,28 @@ struct ResultsIndex: Sendable {
     }
 
     /// Where the entry with `id`, placed at `order`, is: (chunk, offset), or nil when it is not there.
-    private func find(_ order: [UInt8], _ id: ManagedObjectID) -> (Int, Int)? {
+    private func find(_ order: [UInt8], _ id: PlacedID) -> (Int, Int)? {
         let chunk = chunkIndex(for: order)
         if chunk < chunks.count {
             let offset = offset(in: chunk, for: order)
-            if offset < chunks[chunk].count, chunks[chunk][offset].id == id { return (chunk, offset) }
+            if offset < chunks[chunk].count, chunks[chunk][offset].placed == id { return (chunk, offset) }
         }
         // Keys that no longer order consistently (a comparison that changed under us): look everywhere.
         for (chunkIndex, entries) in chunks.enumerated() {
-            if let offset = entries.firstIndex(where: { $0.id == id }) { return (chunkIndex, offset) }
+            if let offset = entries.firstIndex(where: { $0.placed == id }) { return (chunkIndex, offset) }
         }
         return nil
     }
 
     /// The position of the entry with `id` that was placed at `order`, or nil.
-    mutating func position(of id: ManagedObjectID, order: [UInt8]) -> Int? {
+    mutating func position(of id: PlacedID, order: [UInt8]) -> Int? {
         guard let (chunk, offset) = find(order, id) else { return nil }
         refreshStarts()
         return chunkStarts[chunk] + offset
     }
 
     /// The entry with `id` placed at `order` and its position, or nil.
-    mutating func locate(_ id: ManagedObjectID, order: [UInt8]) -> (entry: ResultsEntry, position: Int)? {
+    mutating func locate(_ id: PlacedID, order: [UInt8]) -> (entry: ResultsEntry, position: Int)? {
         guard let (chunk, offset) = find(order, id) else { return nil }
         refreshStarts()
         return (chunks[chunk][offset], chunkStarts[chunk] + offset)
@@ -211,11 +204,11 @@ struct ResultsIndex: Sendable {
         startsAreCurrent = false
     }
 
-    /// Gives the entry with `oldID` placed at `order` the ID `newID` in place (a temporary ID that became
-    /// permanent); the caller checks that the order is unchanged.
-    mutating func replaceID(_ oldID: ManagedObjectID, order: [UInt8], with newID: ManagedObjectID) -> Bool {
+    /// Gives the entry with `oldID` placed at `order` the ID `newID` and the order bytes `newOrder` in
+    /// place (a temporary ID that became permanent); the caller checks that the order is unchanged.
+    mutating func replaceID(_ oldID: PlacedID, order: [UInt8], with newID: PlacedID, newOrder: [UInt8]) -> Bool {
         guard let (chunk, offset) = find(order, oldID) else { return false }
-        chunks[chunk][offset] = chunks[chunk][offset].withID(newID, ordering: ordering)
+        chunks[chunk][offset] = ResultsEntry(placed: newID, order: newOrder, section: chunks[chunk][offset].section)
         return true
     }
 

@@ -3,13 +3,20 @@
 struct SectionNames: Sendable {
     private(set) var names: [String] = []
     private var numbers: [String: Int32] = [:]
+    private var lastNumber: Int32?
 
     /// The number of `name`, handing out a new one the first time.
     mutating func number(for name: String) -> Int32 {
-        if let number = numbers[name] { return number }
+        // Sorted results come section by section: most names are the one asked for just before.
+        if let last = lastNumber, names[Int(last)] == name { return last }
+        if let number = numbers[name] {
+            lastNumber = number
+            return number
+        }
         let number = Int32(names.count)
         names.append(name)
         numbers[name] = number
+        lastNumber = number
         return number
     }
 
