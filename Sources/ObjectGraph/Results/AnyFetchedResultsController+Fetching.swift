@@ -57,7 +57,7 @@ extension AnyFetchedResultsController {
 
         index = ResultsIndex(sorted: entries)
         runs = SectionRuns(of: entries)
-        placedOrders = Dictionary(entries.map { ($0.placed, $0.order) }, uniquingKeysWith: { first, _ in first })
+        placedOrdersStorage = nil
         temporaryPlacements = TemporaryPlacements()
         for entry in entries where namespaces.isTemporary(entry.placed) {
             let id = namespaces.id(for: entry.placed)

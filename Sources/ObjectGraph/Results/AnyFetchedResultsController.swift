@@ -41,7 +41,34 @@ open class AnyFetchedResultsController {
     var namespaces = IDNamespaces()
     /// The order bytes each result was placed at (its entry's ``ResultsEntry/order``, sharing its storage),
     /// under the ID it was placed with: how a changed object's old place is found.
-    var placedOrders: [PlacedID: [UInt8]] = [:]
+    ///
+    /// Built from the index the first time it is needed (the first change, or an index-path lookup), not
+    /// by ``performFetch()``: a million hashed insertions are most of what showing the first screen from
+    /// the section cache would otherwise cost.
+    var placedOrders: [PlacedID: [UInt8]] {
+        get { builtPlacedOrders() }
+        set { placedOrdersStorage = newValue }
+        _modify {
+            _ = builtPlacedOrders()
+            var orders = placedOrdersStorage ?? [:]
+            placedOrdersStorage = nil
+            defer { placedOrdersStorage = orders }
+            yield &orders
+        }
+    }
+    /// ``placedOrders`` once built; nil until then.
+    var placedOrdersStorage: [PlacedID: [UInt8]]?
+
+    private func builtPlacedOrders() -> [PlacedID: [UInt8]] {
+        if let orders = placedOrdersStorage { return orders }
+        var orders: [PlacedID: [UInt8]] = [:]
+        orders.reserveCapacity(index.count)
+        for chunk in index.chunks {
+            for entry in chunk { orders[entry.placed] = entry.order }
+        }
+        placedOrdersStorage = orders
+        return orders
+    }
     /// Results placed under a temporary ID, by object: their ID changes when they are saved.
     var temporaryPlacements = TemporaryPlacements()
     var hasFetched = false
