@@ -41,9 +41,7 @@ extension ManagedObject {
     func adoptStoredValues(_ row: RowSnapshot) {
         var values = row.values
         for index in changedAttributes { values[index] = storage[index] }
-        for (index, attribute) in entity.attributes.enumerated() where attribute.isTransient {
-            values[index] = storage[index]
-        }
+        for (index, kind) in entity.attributeKinds.enumerated() where kind.isTransient { values[index] = storage[index] }
         storage = values
         committed = row.values
         pruneExternalDataCache()

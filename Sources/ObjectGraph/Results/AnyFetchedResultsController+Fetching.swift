@@ -58,6 +58,9 @@ extension AnyFetchedResultsController {
         index = ResultsIndex(sorted: entries)
         runs = SectionRuns(of: entries)
         placedOrdersStorage = nil
+        // Fetched results build the ID lookup now (a small part of the fetch); results from the section
+        // cache leave it to the first change, so that the first screen comes up without it.
+        if !fromCache { _ = placedOrders }
         temporaryPlacements = TemporaryPlacements()
         for entry in entries where namespaces.isTemporary(entry.placed) {
             let id = namespaces.id(for: entry.placed)

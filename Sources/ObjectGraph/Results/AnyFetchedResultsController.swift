@@ -42,9 +42,9 @@ open class AnyFetchedResultsController {
     /// The order bytes each result was placed at (its entry's ``ResultsEntry/order``, sharing its storage),
     /// under the ID it was placed with: how a changed object's old place is found.
     ///
-    /// Built from the index the first time it is needed (the first change, or an index-path lookup), not
-    /// by ``performFetch()``: a million hashed insertions are most of what showing the first screen from
-    /// the section cache would otherwise cost.
+    /// When the results come from the section cache, it is built from the index the first time it is
+    /// needed (the first change, or an index-path lookup), not by ``performFetch()``: a million hashed
+    /// insertions are most of what showing the first screen from the cache would otherwise cost.
     var placedOrders: [PlacedID: [UInt8]] {
         get { builtPlacedOrders() }
         set { placedOrdersStorage = newValue }
