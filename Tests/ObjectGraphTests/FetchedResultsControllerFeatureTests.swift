@@ -283,6 +283,38 @@ private final class InvalidationRecorder: FetchedResultsControllerDelegate {
 }
 
 /// A delegate that tracks changes and ignores them, kept alive for the controller's weak reference.
+/// A move that would start and end at the same index path, deep inside a long list: the controller
+/// re-chooses moves only around it, and still reports a valid batch with no same-path move.
+@Suite struct SamePathMoveTests {
+    @Test(arguments: [0, 50]) func aSamePathMoveInALongListBecomesAnUpdate(batchSize: Int) throws {
+        let stack = try TestStack(.sqlite)
+        try seedItems(stack, count: 2000)  // section "A" holds ranks 0, 4, 8, … at rows 0, 1, 2, …
+        let context = stack.context()
+        let recorder = ChangeRecorder()
+        try context.performAndWait {
+            let controller = FetchedResultsController(fetchRequest: itemRequest(batchSize: batchSize),
+                managedObjectContext: context, sectionNameKeyPath: "group")
+            controller.delegate = recorder
+            try controller.performFetch()
+            let before = controller.sectionedIDs
+            let (doomed, mover, neighbour) = (before[0][100], before[0][250], before[0][251])
+            context.delete(try context.existingObject(with: doomed))
+            // Past its neighbour (rank 1004) and before the next row (1008): with the deletion above it,
+            // the mover lands on its own index path (0, 250) although its order among the rows changed.
+            try context.existingObject(with: mover)["rank"] = Int64(1005)
+            context.processPendingChanges()
+            let after = controller.sectionedIDs
+            #expect(after[0][250] == mover && after[0][249] == neighbour)
+            let batch = try #require(recorder.batches.last)
+            #expect(batch.changeset.applied(to: before) { batch.inserted[$0] } == after)
+            #expect(!batch.changeset.movedRows.contains { $0.from == $0.to }, "\(batch.changeset.movedRows)")
+            #expect(batch.changeset.updatedRows.map(\.from) == [IndexPath(row: 250, section: 0)])
+            #expect(batch.changeset.movedRows.map(\.from) == [IndexPath(row: 251, section: 0)])
+            #expect(batch.changeset.deletedRows == [IndexPath(row: 100, section: 0)])
+        }
+    }
+}
+
 private final class ChangeRecorderHolder: FetchedResultsControllerDelegate {
     nonisolated(unsafe) static let shared = ChangeRecorderHolder()
 }

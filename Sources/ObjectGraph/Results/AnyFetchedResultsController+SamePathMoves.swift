@@ -8,72 +8,138 @@ extension AnyFetchedResultsController {
     ///
     /// Every object present before and after (a survivor) either keeps its place — the kept ones must be
     /// in the same relative order before and after, and in the same section — or is reported as a move.
-    /// This picks the heaviest such set by weighted longest-increasing-subsequence: survivors whose index
-    /// path is unchanged must stay, unchanged objects prefer staying over changed ones. An unchanged
-    /// object that has to make room is then reported as a move (it is reported once, like every other).
+    /// Around each such move this picks the heaviest such set by weighted longest-increasing-subsequence:
+    /// survivors whose index path is unchanged must stay, unchanged objects prefer staying over changed
+    /// ones. An unchanged object that has to make room is then reported as a move (it is reported once,
+    /// like every other).
     ///
-    /// Cost O(n log n) over all survivors, paid only in the rare batch that needs it.
+    /// Only a *closed window* of survivors is re-chosen: the survivor ranks spanned by the offending
+    /// moves, widened until no changed survivor crosses its edges — then the survivors before it are the
+    /// same before and after, and so are those after it, and the choice outside stands. The window is
+    /// about as wide as the changed rows near the move, so the cost stays O(k log k) for k changes
+    /// instead of a pass over all n results.
     func avoidingSamePathMoves(
         _ changes: [ResultsObjectChange], oldRuns: SectionRuns, oldCount: Int
     ) -> [ResultsObjectChange] {
         guard changes.contains(where: { $0.type == .move && $0.oldPath == $0.newPath }) else { return changes }
-        var deletedOld = Set<Int>()
-        var insertedNew = Set<Int>()
-        var changedOld = Set<Int>()
-        var changedByNew: [Int: Int] = [:]
+        var deletedOld: [Int] = []
+        var insertedNew: [Int] = []
+        // Changed survivors: offset into `changes`, old and new index.
+        var changed: [(offset: Int, old: Int, new: Int)] = []
         for (offset, change) in changes.enumerated() {
             switch change.type {
-            case .delete: if let old = change.oldIndex { deletedOld.insert(old) }
-            case .insert: if let new = change.newIndex { insertedNew.insert(new) }
+            case .delete: if let old = change.oldIndex { deletedOld.append(old) }
+            case .insert: if let new = change.newIndex { insertedNew.append(new) }
             case .move, .update:
                 guard let old = change.oldIndex, let new = change.newIndex else { continue }
-                changedOld.insert(old)
-                changedByNew[new] = offset
+                changed.append((offset, old, new))
             }
         }
-        // Survivors in new order, with their old positions.
-        var unchangedOld: [Int] = []
-        for old in 0..<oldCount where !deletedOld.contains(old) && !changedOld.contains(old) { unchangedOld.append(old) }
-        var survivors: [(old: Int, new: Int, change: Int?)] = []
-        var cursor = 0
-        for new in 0..<index.count where !insertedNew.contains(new) {
-            if let offset = changedByNew[new], let old = changes[offset].oldIndex {
-                survivors.append((old, new, offset))
-            } else if cursor < unchangedOld.count {
-                survivors.append((unchangedOld[cursor], new, nil))
-                cursor += 1
-            }
+        deletedOld.sort()
+        insertedNew.sort()
+        // A survivor's rank: its place among survivors, before (old) and after (new).
+        func oldRank(_ old: Int) -> Int { old - deletedOld.countBelow(old) }
+        func newRank(_ new: Int) -> Int { new - insertedNew.countBelow(new) }
+        let survivorCount = oldCount - deletedOld.count
+        let spans = changed.map { change -> ClosedRange<Int> in
+            let (from, to) = (oldRank(change.old), newRank(change.new))
+            return min(from, to)...max(from, to)
         }
-        var scratchOldRuns = oldRuns
-        let big = 4 * (survivors.count + 1)
-        let weights = survivors.map { survivor -> Int in
-            let (oldSection, oldRow) = scratchOldRuns.locate(survivor.old)
-            let (newSection, newRow) = runs.locate(survivor.new)
-            guard oldRuns.sections[oldSection] == runs.sections[newSection] else { return 0 }  // must move
-            if oldSection == newSection, oldRow == newRow { return big }
-            return survivor.change == nil ? 2 : 1
-        }
-        let kept = Self.heaviestIncreasingRun(survivors.map(\.old), weights: weights, domain: oldCount)
 
-        var result = changes.filter { $0.type == .delete || $0.type == .insert }
-        for (position, survivor) in survivors.enumerated() {
-            let stays = kept.contains(position)
-            if let offset = survivor.change {
-                var change = changes[offset]
-                change = ResultsObjectChange(object: change.object, type: stays ? .update : .move, oldID: change.oldID,
-                    newID: change.newID, oldIndex: change.oldIndex, newIndex: change.newIndex,
-                    oldPath: change.oldPath, newPath: change.newPath)
-                result.append(change)
-            } else if !stays {
-                let id = namespaces.id(for: index[survivor.new].placed)
-                guard let object = try? managedObjectContext.object(with: id) else { continue }
+        // Windows: the offending moves' spans, merged with every changed survivor's span they touch.
+        var windows = Self.mergedRanges(changed.indices.filter {
+            let change = changes[changed[$0].offset]
+            return change.type == .move && change.oldPath == change.newPath
+        }.map { spans[$0] })
+        while true {
+            let widened = Self.mergedRanges(windows + spans.filter { span in windows.contains { $0.overlaps(span) } })
+            if widened == windows { break }
+            windows = widened
+        }
+
+        var replaced: [Int: ResultsObjectChange] = [:]  // by offset into `changes`
+        var extraMoves: [ResultsObjectChange] = []
+        let changedByNew = Dictionary(changed.map { ($0.new, $0) }, uniquingKeysWith: { first, _ in first })
+        let changedOld = Set(changed.map(\.old))
+        var scratchOldRuns = oldRuns
+        for window in windows where window.lowerBound < survivorCount {
+            let ranks = window.lowerBound...min(window.upperBound, survivorCount - 1)
+            // Unchanged survivors of the window in old order (the same ones, in the same order, as in new
+            // order: the window is closed).
+            var unchangedOld: [Int] = []
+            var old = Self.nthValue(notIn: deletedOld, rank: ranks.lowerBound)
+            for _ in ranks {
+                while deletedOld.containsSorted(old) { old += 1 }
+                if !changedOld.contains(old) { unchangedOld.append(old) }
+                old += 1
+            }
+            var survivors: [(old: Int, new: Int, change: Int?)] = []
+            var cursor = 0
+            var new = Self.nthValue(notIn: insertedNew, rank: ranks.lowerBound)
+            for _ in ranks {
+                while insertedNew.containsSorted(new) { new += 1 }
+                if let change = changedByNew[new] {
+                    survivors.append((change.old, new, change.offset))
+                } else if cursor < unchangedOld.count {
+                    survivors.append((unchangedOld[cursor], new, nil))
+                    cursor += 1
+                }
+                new += 1
+            }
+            let big = 4 * (survivors.count + 1)
+            let weights = survivors.map { survivor -> Int in
                 let (oldSection, oldRow) = scratchOldRuns.locate(survivor.old)
-                result.append(ResultsObjectChange(object: object, type: .move, oldID: id, newID: id,
-                    oldIndex: survivor.old, newIndex: survivor.new, oldPath: IndexPath(row: oldRow, section: oldSection),
-                    newPath: indexPath(forGlobalIndex: survivor.new)))
+                let (newSection, newRow) = runs.locate(survivor.new)
+                guard oldRuns.sections[oldSection] == runs.sections[newSection] else { return 0 }  // must move
+                if oldSection == newSection, oldRow == newRow { return big }
+                return survivor.change == nil ? 2 : 1
+            }
+            let kept = Self.heaviestIncreasingRun(survivors.map { oldRank($0.old) - ranks.lowerBound },
+                weights: weights, domain: ranks.count)
+            for (position, survivor) in survivors.enumerated() {
+                let stays = kept.contains(position)
+                if let offset = survivor.change {
+                    let change = changes[offset]
+                    replaced[offset] = ResultsObjectChange(object: change.object, type: stays ? .update : .move,
+                        oldID: change.oldID, newID: change.newID, oldIndex: change.oldIndex,
+                        newIndex: change.newIndex, oldPath: change.oldPath, newPath: change.newPath)
+                } else if !stays {
+                    let id = namespaces.id(for: index[survivor.new].placed)
+                    guard let object = try? managedObjectContext.object(with: id) else { continue }
+                    let (oldSection, oldRow) = scratchOldRuns.locate(survivor.old)
+                    extraMoves.append(ResultsObjectChange(object: object, type: .move, oldID: id, newID: id,
+                        oldIndex: survivor.old, newIndex: survivor.new,
+                        oldPath: IndexPath(row: oldRow, section: oldSection),
+                        newPath: indexPath(forGlobalIndex: survivor.new)))
+                }
             }
         }
-        return result
+        return changes.indices.map { replaced[$0] ?? changes[$0] } + extraMoves
+    }
+
+    /// `ranges` sorted and with overlapping or touching ones joined.
+    static func mergedRanges(_ ranges: [ClosedRange<Int>]) -> [ClosedRange<Int>] {
+        var merged: [ClosedRange<Int>] = []
+        for range in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let last = merged.last, range.lowerBound <= last.upperBound + 1 {
+                merged[merged.count - 1] = last.lowerBound...max(last.upperBound, range.upperBound)
+            } else {
+                merged.append(range)
+            }
+        }
+        return merged
+    }
+
+    /// The `rank`-th (from 0) non-negative integer that is not in `sorted` (ascending, distinct).
+    static func nthValue(notIn sorted: [Int], rank: Int) -> Int {
+        // The answer x is the smallest with x + 1 - (members <= x) > rank; it lies in rank...rank + count.
+        var low = rank
+        var high = rank + sorted.count
+        while low < high {
+            let mid = (low + high) / 2
+            if mid + 1 - sorted.countBelow(mid + 1) > rank { high = mid } else { low = mid + 1 }
+        }
+        return low
     }
 
     /// Positions of a strictly increasing subsequence of `values` (distinct, in 0..<domain) with the

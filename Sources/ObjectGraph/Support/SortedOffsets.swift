@@ -22,4 +22,10 @@ extension Array where Element == Int {
         }
         return low
     }
+
+    /// For ascending values: whether `value` is among them.
+    func containsSorted(_ value: Int) -> Bool {
+        let position = countBelow(value)
+        return position < count && self[position] == value
+    }
 }
