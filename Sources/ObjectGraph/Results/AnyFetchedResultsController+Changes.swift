@@ -1,6 +1,15 @@
 import Foundation
 import SectionedChanges
 
+/// A row's place as two integers: what a batch's changes carry until the delegate is called (Foundation's
+/// `IndexPath` costs an allocation-sized value per copy).
+struct RowPath: Equatable {
+    let section: Int
+    let row: Int
+
+    var indexPath: IndexPath { IndexPath(row: row, section: section) }
+}
+
 /// One object's change in a batch, with its positions before and after.
 struct ResultsObjectChange {
     let object: ManagedObject
@@ -11,8 +20,8 @@ struct ResultsObjectChange {
     var newID: ManagedObjectID?
     var oldIndex: Int?
     var newIndex: Int?
-    var oldPath: IndexPath?
-    var newPath: IndexPath?
+    var oldPath: RowPath?
+    var newPath: RowPath?
 }
 
 extension AnyFetchedResultsController {
@@ -124,9 +133,9 @@ extension AnyFetchedResultsController {
         var changes: [ResultsObjectChange] = []
         changes.reserveCapacity(removed.count + arrivals.count + updatedInPlace.count)
         var scratchRuns = oldRuns
-        func oldPath(_ offset: Int) -> IndexPath {
+        func oldPath(_ offset: Int) -> RowPath {
             let (section, row) = scratchRuns.locate(offset)
-            return IndexPath(row: row, section: section)
+            return RowPath(section: section, row: row)
         }
         for leaving in removed {
             changes.append(ResultsObjectChange(object: leaving.object, type: .delete, oldID: leaving.id,
@@ -140,7 +149,7 @@ extension AnyFetchedResultsController {
             arrivingNewIndexes.append(offset)
             changes.append(ResultsObjectChange(object: object, type: .insert, newID: namespaces.id(for: entry.placed),
                 newIndex: offset,
-                newPath: indexPath(forGlobalIndex: offset)))
+                newPath: rowPath(forGlobalIndex: offset)))
         }
         var replacedPlaces: [(leaving: Leaving, entry: ResultsEntry, newIndex: Int)] = []
         for leaving in replaced {
@@ -159,13 +168,13 @@ extension AnyFetchedResultsController {
                 type: inPlace.contains(offset) ? .update : .move, oldID: place.leaving.id,
                 newID: namespaces.id(for: place.entry.placed),
                 oldIndex: place.leaving.oldIndex, newIndex: place.newIndex, oldPath: oldPath(place.leaving.oldIndex),
-                newPath: indexPath(forGlobalIndex: place.newIndex)))
+                newPath: rowPath(forGlobalIndex: place.newIndex)))
         }
         for leaving in updatedInPlace {
             guard let offset = index.position(of: leaving.placed, order: leaving.order) else { continue }
             changes.append(ResultsObjectChange(object: leaving.object, type: .update, oldID: leaving.id,
                 newID: leaving.id, oldIndex: leaving.oldIndex, newIndex: offset,
-                oldPath: oldPath(leaving.oldIndex), newPath: indexPath(forGlobalIndex: offset)))
+                oldPath: oldPath(leaving.oldIndex), newPath: rowPath(forGlobalIndex: offset)))
         }
         changes = avoidingSamePathMoves(changes, oldRuns: oldRuns, oldCount: oldCount)
         cacheIsStale = true

@@ -64,7 +64,9 @@ extension AnyFetchedResultsController {
         temporaryPlacements = TemporaryPlacements()
         for entry in entries where namespaces.isTemporary(entry.placed) {
             let id = namespaces.id(for: entry.placed)
-            if let object = managedObjectContext.registered(id) { temporaryPlacements[ObjectIdentifier(object)] = (object, id) }
+            if let object = managedObjectContext.registered(id) {
+                temporaryPlacements[ObjectIdentifier(object)] = (object, id)
+            }
         }
         hasFetched = true
         if observation == nil {
@@ -128,8 +130,8 @@ extension AnyFetchedResultsController {
         for row in rows where pendingIDs.isEmpty || !pendingIDs.contains(row.objectID) {
             let sortKeys = zip(fetchRequest.sortCriteria, row.values).map { $0.sortKey(for: $1) }
             let section = names.number(for: sectionNaming?.name(values: row.values[sortCount...]) ?? "")
-            entries.append(ResultsEntry(id: row.objectID, placed: namespaces.placedID(for: row.objectID), keys: sortKeys,
-                section: section, ordering: ordering))
+            entries.append(ResultsEntry(id: row.objectID, placed: namespaces.placedID(for: row.objectID),
+                keys: sortKeys, section: section, ordering: ordering))
         }
         for object in pending where !object.isDeleted && (fetchRequest.predicate?.evaluate(with: object) ?? true) {
             entries.append(makeEntry(for: object))

@@ -57,8 +57,8 @@ extension AnyFetchedResultsController {
                     + insertedSections.map { .init(name: names[$0.element], index: $0.offset, type: .insert) },
                 objectChanges: ordered.map {
                     .init(objectID: ($0.type == .delete ? $0.oldID : $0.newID) ?? $0.object.objectID, type: $0.type,
-                        indexPath: $0.type == .insert ? nil : $0.oldPath,
-                        newIndexPath: $0.type == .delete ? nil : $0.newPath)
+                        indexPath: $0.type == .insert ? nil : $0.oldPath?.indexPath,
+                        newIndexPath: $0.type == .delete ? nil : $0.newPath?.indexPath)
                 },
                 invalidatesAll: false))
         }
@@ -86,8 +86,9 @@ extension AnyFetchedResultsController {
             delegate.controller(self, didChange: sectionInfo(at: index), atSectionIndex: index, for: .insert)
         }
         for change in ordered {
-            delegate.controller(self, didChange: change.object, at: change.type == .insert ? nil : change.oldPath,
-                for: change.type, newIndexPath: change.type == .delete ? nil : change.newPath)
+            let oldPath = change.type == .insert ? nil : change.oldPath?.indexPath
+            let newPath = change.type == .delete ? nil : change.newPath?.indexPath
+            delegate.controller(self, didChange: change.object, at: oldPath, for: change.type, newIndexPath: newPath)
         }
         delegate.controllerDidChangeContent(self)
     }

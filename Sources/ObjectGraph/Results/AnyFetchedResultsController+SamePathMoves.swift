@@ -109,8 +109,8 @@ extension AnyFetchedResultsController {
                     let (oldSection, oldRow) = scratchOldRuns.locate(survivor.old)
                     extraMoves.append(ResultsObjectChange(object: object, type: .move, oldID: id, newID: id,
                         oldIndex: survivor.old, newIndex: survivor.new,
-                        oldPath: IndexPath(row: oldRow, section: oldSection),
-                        newPath: indexPath(forGlobalIndex: survivor.new)))
+                        oldPath: RowPath(section: oldSection, row: oldRow),
+                        newPath: rowPath(forGlobalIndex: survivor.new)))
                 }
             }
         }

@@ -251,6 +251,11 @@ open class AnyFetchedResultsController {
         return IndexPath(row: row, section: section)
     }
 
+    func rowPath(forGlobalIndex offset: Int) -> RowPath {
+        let (section, row) = runs.locate(offset)
+        return RowPath(section: section, row: row)
+    }
+
     /// The sort keys of an object, as the controller places it.
     func sortKeys(of object: ManagedObject) -> [AttributeValue] {
         let places = keyPlaces(of: object.entity)

@@ -146,7 +146,8 @@ struct FetchedResultsCache {
             let storeIdentifier = namespaces.storeIdentifier(of: entry.placed)
             if entityNumbers[entityName] == nil { entityNumbers[entityName] = entityNumbers.count }
             if storeNumbers[storeIdentifier] == nil { storeNumbers[storeIdentifier] = storeNumbers.count }
-            namespacePairs[entry.placed.namespace] = (entityNumbers[entityName] ?? 0, storeNumbers[storeIdentifier] ?? 0)
+            namespacePairs[entry.placed.namespace] =
+                (entityNumbers[entityName] ?? 0, storeNumbers[storeIdentifier] ?? 0)
         }
         for table in [entityNumbers, storeNumbers] {
             writer.count(table.count)
