@@ -257,7 +257,7 @@ extension AnyFetchedResultsController {
     func invalidateContent() {
         index = ResultsIndex()
         runs = SectionRuns()
-        placedOrders = [:]
+        placedOrders = PlacedOrders()
         namespaces = IDNamespaces()
         temporaryPlacements = TemporaryPlacements()
         loadedBatches = []

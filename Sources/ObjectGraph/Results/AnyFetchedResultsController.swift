@@ -45,23 +45,23 @@ open class AnyFetchedResultsController {
     /// When the results come from the section cache, it is built from the index the first time it is
     /// needed (the first change, or an index-path lookup), not by ``performFetch()``: a million hashed
     /// insertions are most of what showing the first screen from the cache would otherwise cost.
-    var placedOrders: [PlacedID: [UInt8]] {
+    var placedOrders: PlacedOrders {
         get { builtPlacedOrders() }
         set { placedOrdersStorage = newValue }
         _modify {
             _ = builtPlacedOrders()
-            var orders = placedOrdersStorage ?? [:]
+            var orders = placedOrdersStorage ?? PlacedOrders()
             placedOrdersStorage = nil
             defer { placedOrdersStorage = orders }
             yield &orders
         }
     }
     /// ``placedOrders`` once built; nil until then.
-    var placedOrdersStorage: [PlacedID: [UInt8]]?
+    var placedOrdersStorage: PlacedOrders?
 
-    private func builtPlacedOrders() -> [PlacedID: [UInt8]] {
+    private func builtPlacedOrders() -> PlacedOrders {
         if let orders = placedOrdersStorage { return orders }
-        var orders: [PlacedID: [UInt8]] = [:]
+        var orders = PlacedOrders()
         orders.reserveCapacity(index.count)
         for chunk in index.chunks {
             for entry in chunk { orders[entry.placed] = entry.order }
