@@ -6,111 +6,117 @@ extension AnyFetchedResultsController {
     /// on its old coordinates). UIKit accepts such a move, but the contract is stricter: an object whose
     /// index path is unchanged is reported as an update, never as a move to the same place.
     ///
-    /// Every object present before and after (a survivor) either keeps its place — the kept ones must be
-    /// in the same relative order before and after, and in the same section — or is reported as a move.
-    /// Around each such move this picks the heaviest such set by weighted longest-increasing-subsequence:
-    /// survivors whose index path is unchanged must stay, unchanged objects prefer staying over changed
-    /// ones. An unchanged object that has to make room is then reported as a move (it is reported once,
-    /// like every other).
+    /// The objects that keep their place (unchanged ones and updates) are in the same relative order
+    /// before and after — that is what makes the batch valid. Such a mover is made to keep its place too:
+    /// it fits among the kept objects except for those it passed (it was before them and is now after
+    /// them, or the reverse). Among the mover and those it passed, the heaviest set that can stay is chosen
+    /// by weighted longest-increasing-subsequence — the mover and anything else whose index path is
+    /// unchanged must stay, unchanged objects prefer staying over changed ones — and the passed objects
+    /// that cannot stay become moves (an unchanged one is then reported once, as a move).
     ///
-    /// Only a *closed window* of survivors is re-chosen: the survivor ranks spanned by the offending
-    /// moves, widened until no changed survivor crosses its edges — then the survivors before it are the
-    /// same before and after, and so are those after it, and the choice outside stands. The window is
-    /// about as wide as the changed rows near the move, so the cost stays O(k log k) for k changes
-    /// instead of a pass over all n results.
+    /// Only the kept objects the movers passed are looked at: O(k log k) for k changes, however many
+    /// results there are, and however far other objects moved.
     func avoidingSamePathMoves(
         _ changes: [ResultsObjectChange], oldRuns: SectionRuns, oldCount: Int
     ) -> [ResultsObjectChange] {
         guard changes.contains(where: { $0.type == .move && $0.oldPath == $0.newPath }) else { return changes }
-        var deletedOld: [Int] = []
-        var insertedNew: [Int] = []
-        // Changed survivors: offset into `changes`, old and new index.
-        var changed: [(offset: Int, old: Int, new: Int)] = []
+        // Rows that are not kept: deleted and moved ones (old positions), inserted and moved ones (new).
+        var leftOld: [Int] = []
+        var arrivedNew: [Int] = []
+        var updateByOld: [Int: Int] = [:]  // kept changes: old index -> offset into `changes`
+        var samePathMovers: [Int] = []
         for (offset, change) in changes.enumerated() {
             switch change.type {
-            case .delete: if let old = change.oldIndex { deletedOld.append(old) }
-            case .insert: if let new = change.newIndex { insertedNew.append(new) }
-            case .move, .update:
+            case .delete: if let old = change.oldIndex { leftOld.append(old) }
+            case .insert: if let new = change.newIndex { arrivedNew.append(new) }
+            case .move:
                 guard let old = change.oldIndex, let new = change.newIndex else { continue }
-                changed.append((offset, old, new))
+                leftOld.append(old)
+                arrivedNew.append(new)
+                // (The same coordinates in another section — one was inserted or deleted before it — are a
+                // real move.)
+                if let path = change.oldPath, path == change.newPath, path.section < oldRuns.count,
+                    path.section < runs.count, oldRuns.sections[path.section] == runs.sections[path.section]
+                {
+                    samePathMovers.append(offset)
+                }
+            case .update:
+                if let old = change.oldIndex { updateByOld[old] = offset }
             }
         }
-        deletedOld.sort()
-        insertedNew.sort()
-        // A survivor's rank: its place among survivors, before (old) and after (new).
-        func oldRank(_ old: Int) -> Int { old - deletedOld.countBelow(old) }
-        func newRank(_ new: Int) -> Int { new - insertedNew.countBelow(new) }
-        let survivorCount = oldCount - deletedOld.count
-        let spans = changed.map { change -> ClosedRange<Int> in
-            let (from, to) = (oldRank(change.old), newRank(change.new))
-            return min(from, to)...max(from, to)
-        }
+        leftOld.sort()
+        arrivedNew.sort()
+        // A kept object's rank among the kept ones is the same before and after.
+        func keptRankBefore(old: Int) -> Int { old - leftOld.countBelow(old) }
+        func keptRankBefore(new: Int) -> Int { new - arrivedNew.countBelow(new) }
 
-        // Windows: the offending moves' spans, merged with every changed survivor's span they touch.
-        var windows = Self.mergedRanges(changed.indices.filter {
-            let change = changes[changed[$0].offset]
-            return change.type == .move && change.oldPath == change.newPath
-        }.map { spans[$0] })
-        while true {
-            let widened = Self.mergedRanges(windows + spans.filter { span in windows.contains { $0.overlaps(span) } })
-            if widened == windows { break }
-            windows = widened
+        // Each mover conflicts with the kept ranks between where it was and where it is among them.
+        var windows: [ClosedRange<Int>] = []
+        var moversByWindowStart: [(range: ClosedRange<Int>?, offset: Int)] = []
+        for offset in samePathMovers {
+            guard let old = changes[offset].oldIndex, let new = changes[offset].newIndex else { continue }
+            let (from, to) = (keptRankBefore(old: old), keptRankBefore(new: new))
+            let range = from == to ? nil : min(from, to)...(max(from, to) - 1)
+            if let range { windows.append(range) }
+            moversByWindowStart.append((range, offset))
         }
+        windows = Self.mergedRanges(windows)
 
         var replaced: [Int: ResultsObjectChange] = [:]  // by offset into `changes`
         var extraMoves: [ResultsObjectChange] = []
-        let changedByNew = Dictionary(changed.map { ($0.new, $0) }, uniquingKeysWith: { first, _ in first })
-        let changedOld = Set(changed.map(\.old))
+        func reclassify(_ offset: Int, as type: FetchedResultsChangeType) {
+            let change = changes[offset]
+            replaced[offset] = ResultsObjectChange(object: change.object, type: type, oldID: change.oldID,
+                newID: change.newID, oldIndex: change.oldIndex, newIndex: change.newIndex,
+                oldPath: change.oldPath, newPath: change.newPath)
+        }
+        // A mover that passed no kept object simply stays.
+        for mover in moversByWindowStart where mover.range == nil { reclassify(mover.offset, as: .update) }
+
         var scratchOldRuns = oldRuns
-        for window in windows where window.lowerBound < survivorCount {
-            let ranks = window.lowerBound...min(window.upperBound, survivorCount - 1)
-            // Unchanged survivors of the window in old order (the same ones, in the same order, as in new
-            // order: the window is closed).
-            var unchangedOld: [Int] = []
-            var old = Self.nthValue(notIn: deletedOld, rank: ranks.lowerBound)
-            for _ in ranks {
-                while deletedOld.containsSorted(old) { old += 1 }
-                if !changedOld.contains(old) { unchangedOld.append(old) }
+        for window in windows {
+            // The kept objects of the window, in order (the same order before and after).
+            var members: [(old: Int, new: Int, change: Int?)] = []
+            var old = Self.nthValue(notIn: leftOld, rank: window.lowerBound)
+            var new = Self.nthValue(notIn: arrivedNew, rank: window.lowerBound)
+            for _ in window {
+                while leftOld.containsSorted(old) { old += 1 }
+                while arrivedNew.containsSorted(new) { new += 1 }
+                guard old < oldCount, new < index.count else { break }
+                members.append((old, new, updateByOld[old]))
                 old += 1
-            }
-            var survivors: [(old: Int, new: Int, change: Int?)] = []
-            var cursor = 0
-            var new = Self.nthValue(notIn: insertedNew, rank: ranks.lowerBound)
-            for _ in ranks {
-                while insertedNew.containsSorted(new) { new += 1 }
-                if let change = changedByNew[new] {
-                    survivors.append((change.old, new, change.offset))
-                } else if cursor < unchangedOld.count {
-                    survivors.append((unchangedOld[cursor], new, nil))
-                    cursor += 1
-                }
                 new += 1
             }
-            let big = 4 * (survivors.count + 1)
-            let weights = survivors.map { survivor -> Int in
-                let (oldSection, oldRow) = scratchOldRuns.locate(survivor.old)
-                let (newSection, newRow) = runs.locate(survivor.new)
+            for mover in moversByWindowStart {
+                guard let range = mover.range, window.contains(range.lowerBound),
+                    let old = changes[mover.offset].oldIndex, let new = changes[mover.offset].newIndex
+                else { continue }
+                members.append((old, new, mover.offset))
+            }
+            members.sort { $0.new < $1.new }
+            let oldOrder = members.map(\.old).sorted()
+            let values = members.map { oldOrder.countBelow($0.old) }
+            let big = 4 * (members.count + 1)
+            let weights = members.map { member -> Int in
+                let (oldSection, oldRow) = scratchOldRuns.locate(member.old)
+                let (newSection, newRow) = runs.locate(member.new)
                 guard oldRuns.sections[oldSection] == runs.sections[newSection] else { return 0 }  // must move
                 if oldSection == newSection, oldRow == newRow { return big }
-                return survivor.change == nil ? 2 : 1
+                return member.change == nil ? 2 : 1
             }
-            let kept = Self.heaviestIncreasingRun(survivors.map { oldRank($0.old) - ranks.lowerBound },
-                weights: weights, domain: ranks.count)
-            for (position, survivor) in survivors.enumerated() {
+            let kept = Self.heaviestIncreasingRun(values, weights: weights, domain: members.count)
+            for (position, member) in members.enumerated() {
                 let stays = kept.contains(position)
-                if let offset = survivor.change {
-                    let change = changes[offset]
-                    replaced[offset] = ResultsObjectChange(object: change.object, type: stays ? .update : .move,
-                        oldID: change.oldID, newID: change.newID, oldIndex: change.oldIndex,
-                        newIndex: change.newIndex, oldPath: change.oldPath, newPath: change.newPath)
+                if let offset = member.change {
+                    reclassify(offset, as: stays ? .update : .move)
                 } else if !stays {
-                    let id = namespaces.id(for: index[survivor.new].placed)
+                    let id = namespaces.id(for: index[member.new].placed)
                     guard let object = try? managedObjectContext.object(with: id) else { continue }
-                    let (oldSection, oldRow) = scratchOldRuns.locate(survivor.old)
+                    let (oldSection, oldRow) = scratchOldRuns.locate(member.old)
                     extraMoves.append(ResultsObjectChange(object: object, type: .move, oldID: id, newID: id,
-                        oldIndex: survivor.old, newIndex: survivor.new,
+                        oldIndex: member.old, newIndex: member.new,
                         oldPath: RowPath(section: oldSection, row: oldRow),
-                        newPath: rowPath(forGlobalIndex: survivor.new)))
+                        newPath: rowPath(forGlobalIndex: member.new)))
                 }
             }
         }
