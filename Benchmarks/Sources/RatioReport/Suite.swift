@@ -106,6 +106,11 @@ struct Suite {
             let rounds = size >= 1_000_000 ? 7 : 15
             let result = try ControllerWorkload.objectGraph(count: size, rounds: rounds)
             let naive = ControllerWorkload.naive(count: size, rounds: size >= 1_000_000 ? 3 : 7)
+            if ProcessInfo.processInfo.environment["BENCH_ROUNDS"] == "1" {
+                // Every round, in order: an outlier's round number is the first clue to what it was.
+                report.note("     rounds (ms): "
+                    + result.mergeToDidChange.map { String(format: "%.1f", $0 * 1000) }.joined(separator: " "))
+            }
             let median = Measure.median(result.mergeToDidChange)
             let p99 = Measure.percentile(result.mergeToDidChange, 99)
             ogMedian[size] = median

@@ -8,7 +8,8 @@ import Foundation
 //     RatioReport profile import|import-index|import-raw|import-raw-index|fetch-objects|fetch-ids|fetch-count|controller [N]
 //
 // Environment: BENCH_1M=1 adds the 1M-person workloads; REPEAT=n repetitions (median; default 3);
-// N=people for the 100k workloads (default 100000); BENCH_DIR=folder for the store files.
+// N=people for the 100k workloads (default 100000); BENCH_DIR=folder for the store files; BENCH_ROUNDS=1 prints
+// the controller's time for every round.
 
 let environment = ProcessInfo.processInfo.environment
 let arguments = Array(CommandLine.arguments.dropFirst())
