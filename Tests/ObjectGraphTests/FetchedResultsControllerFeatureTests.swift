@@ -398,6 +398,58 @@ private final class ChangeRecorderHolder: FetchedResultsControllerDelegate {
         #expect(second.1 == first.1)
     }
 
+    /// Results from the cache skip building the controller's ID lookup; index-path lookups and the first
+    /// change batch build it, and every change after that is placed as in a fetched controller.
+    @Test(arguments: [true, false]) func resultsFromTheCacheTrackChangesLikeFetchedOnes(asksForAnIndexPathFirst: Bool)
+        throws
+    {
+        let cacheDirectory = TemporaryDirectory()
+        AnyFetchedResultsController.cacheDirectory = cacheDirectory.url
+        let cacheName = "tracking-" + UUID().uuidString
+        let stack = try TestStack(.sqlite)
+        try seedItems(stack, count: 40)
+        let context = stack.context()
+        try context.performAndWait {
+            let writer = FetchedResultsController(fetchRequest: itemRequest(), managedObjectContext: context,
+                sectionNameKeyPath: "group", cacheName: cacheName)
+            try writer.performFetch()
+        }
+        let view = stack.context(name: "view")
+        let recorder = ChangeRecorder()
+        let (controller, before) = try view.performAndWait {
+            let controller = FetchedResultsController(fetchRequest: itemRequest(), managedObjectContext: view,
+                sectionNameKeyPath: "group", cacheName: cacheName)
+            controller.delegate = recorder
+            try controller.performFetch()
+            #expect(controller.resultsCameFromCache)
+            let before = controller.sectionedIDs
+            if asksForAnIndexPathFirst {
+                let third = try view.existingObject(with: before[1][2])
+                #expect(controller.indexPath(forObject: third) == IndexPath(row: 2, section: 1))
+            }
+            return (controller, before)
+        }
+        let importer = stack.context(name: "importer")
+        let save = try #require(try importer.performAndWait { () throws -> ContextDidSave? in
+            importer.delete(try importer.existingObject(with: before[0][0]))
+            try importer.existingObject(with: before[2][3])["rank"] = Int64(-1)
+            let item = try importer.insertNewObject(forEntityName: "Item")
+            item["group"] = "D"
+            item["rank"] = Int64(5)
+            return try importer.saveCapturingDidSave()
+        })
+        try view.performAndWait {
+            view.mergeChanges(fromContextDidSave: save)
+            let oracle = FetchedResultsController(fetchRequest: itemRequest(), managedObjectContext: view,
+                sectionNameKeyPath: "group")
+            try oracle.performFetch()
+            let fresh = oracle.sectionedIDs
+            #expect(controller.sectionedIDs == fresh)
+            let batch = try #require(recorder.batches.last)
+            #expect(batch.changeset.applied(to: before) { batch.inserted[$0] } == fresh)
+        }
+    }
+
     @Test func aDamagedCacheIsRecomputedNotAnError() throws {
         let cacheDirectory = TemporaryDirectory()
         AnyFetchedResultsController.cacheDirectory = cacheDirectory.url
