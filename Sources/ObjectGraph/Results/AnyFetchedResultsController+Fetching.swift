@@ -84,8 +84,12 @@ extension AnyFetchedResultsController {
     private func isSorted(_ entries: [ResultsEntry]) -> Bool {
         guard entries.count > 1 else { return true }
         for offset in 1..<entries.count {
-            let previous = entries[offset - 1]
-            let entry = entries[offset]
+            let (previous, entry) = (entries[offset - 1], entries[offset])
+            // The inline prefixes decide almost every pair without touching the order bytes.
+            if previous.orderPrefix != entry.orderPrefix {
+                if previous.orderPrefix > entry.orderPrefix { return false }
+                continue
+            }
             if RowOrdering.compare(previous.order, entry.order) >= 0 { return false }
         }
         return true

@@ -105,8 +105,10 @@ struct FetchedResultsCache {
             storeIdentifiers.append(identifier)
         }
         guard let entryCount = reader.count() else { return nil }
-        // Each (entity, store) pair's namespace, numbered when first used.
+        // Each (entity, store) pair's namespace, numbered when first used; almost every entry has the pair
+        // the one before it had.
         var pairNamespaces: [Int: UInt32] = [:]
+        var lastPair = (pair: -1, namespace: UInt32(0))
         var entries: [ResultsEntry] = []
         entries.reserveCapacity(entryCount)
         for _ in 0..<entryCount {
@@ -116,9 +118,13 @@ struct FetchedResultsCache {
             else { return nil }
             guard let order = reader.byteRun() else { return nil }
             let pair = entity * storeIdentifiers.count + store
-            let namespace = pairNamespaces[pair] ?? namespaces.namespace(entityName: entityNames[entity],
-                storeIdentifier: storeIdentifiers[store])
-            pairNamespaces[pair] = namespace
+            if pair != lastPair.pair {
+                let namespace = pairNamespaces[pair] ?? namespaces.namespace(entityName: entityNames[entity],
+                    storeIdentifier: storeIdentifiers[store])
+                pairNamespaces[pair] = namespace
+                lastPair = (pair, namespace)
+            }
+            let namespace = lastPair.namespace
             entries.append(ResultsEntry(placed: PlacedID(key: key, namespace: namespace), order: order,
                 section: numbers[section]))
         }
