@@ -177,6 +177,7 @@ extension AnyFetchedResultsController {
                 oldPath: oldPath(leaving.oldIndex), newPath: rowPath(forGlobalIndex: offset)))
         }
         changes = avoidingSamePathMoves(changes, oldRuns: oldRuns, oldCount: oldCount)
+        placedOrders.growOneShardAhead()
         cacheIsStale = true
         report(changes, oldRuns: oldRuns, oldCount: oldCount)
     }

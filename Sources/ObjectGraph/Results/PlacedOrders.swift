@@ -3,7 +3,9 @@
 ///
 /// Split into 64 dictionaries by key. A dictionary grows by rehashing everything it holds; one of a
 /// million results would do so in a single quarter-second step on the context's queue (the user interface,
-/// for the main context) as an import fills the list. Split, each step rehashes a 64th of that.
+/// for the main context) as an import fills the list. Split, each step rehashes a 64th of that — provided
+/// the shards do not all fill up at once, which evenly spread keys make them do: so the controller calls
+/// ``growOneShardAhead()`` once per change batch, and shards grow one at a time, before they are full.
 struct PlacedOrders: Sendable {
     private static let shardCount = 64
     private var shards = [[PlacedID: [UInt8]]](repeating: [:], count: shardCount)
@@ -20,6 +22,15 @@ struct PlacedOrders: Sendable {
     mutating func reserveCapacity(_ count: Int) {
         let perShard = count / Self.shardCount + 1
         for shard in shards.indices { shards[shard].reserveCapacity(perShard) }
+    }
+
+    /// Doubles the capacity of one shard that is more than 60 % full (dictionaries grow by themselves at
+    /// 75 %), so that growth is spread over many batches instead of all shards rehashing in one.
+    mutating func growOneShardAhead() {
+        guard let shard = shards.firstIndex(where: { $0.count > 16 && $0.count * 5 > $0.capacity * 3 }) else {
+            return
+        }
+        shards[shard].reserveCapacity(shards[shard].capacity * 2)
     }
 
     /// How many results are placed.
