@@ -135,7 +135,7 @@ extension ManagedObjectContext {
     }
 
     /// About how many changed objects one automatic merge takes before leaving the rest for the next turn.
-    static let maximumCoalescedMergeObjects = 2_000
+    static let maximumCoalescedMergeObjects = 1_000
 
     private func scheduleQueuedMerge() {
         queue.async { [weak self] in
