@@ -24,10 +24,10 @@ struct PlacedOrders: Sendable {
         for shard in shards.indices { shards[shard].reserveCapacity(perShard) }
     }
 
-    /// Doubles the capacity of one shard that is more than 60 % full (dictionaries grow by themselves at
-    /// 75 %), so that growth is spread over many batches instead of all shards rehashing in one.
+    /// Doubles the capacity of one shard that holds more than 70 % of what it can hold before it grows by
+    /// itself, so that growth is spread over many batches instead of all shards rehashing in one.
     mutating func growOneShardAhead() {
-        guard let shard = shards.firstIndex(where: { $0.count > 16 && $0.count * 5 > $0.capacity * 3 }) else {
+        guard let shard = shards.firstIndex(where: { $0.count > 16 && $0.count * 10 > $0.capacity * 7 }) else {
             return
         }
         shards[shard].reserveCapacity(shards[shard].capacity * 2)
