@@ -319,6 +319,26 @@ private final class ChangeRecorderHolder: FetchedResultsControllerDelegate {
     nonisolated(unsafe) static let shared = ChangeRecorderHolder()
 }
 
+/// A fresh cache directory (set as the process-wide one), an SQLite stack of `count` seeded items, and the
+/// section cache named `prefix-<UUID>` written for them by a first controller, whose sections are returned.
+private func stackWithWrittenCache(_ prefix: String, items count: Int) throws
+    -> (directory: TemporaryDirectory, cacheName: String, stack: TestStack, sections: [[ManagedObjectID]])
+{
+    let cacheDirectory = TemporaryDirectory()
+    AnyFetchedResultsController.cacheDirectory = cacheDirectory.url
+    let cacheName = prefix + "-" + UUID().uuidString
+    let stack = try TestStack(.sqlite)
+    try seedItems(stack, count: count)
+    let context = stack.context()
+    let sections = try context.performAndWait {
+        let writer = FetchedResultsController(fetchRequest: itemRequest(), managedObjectContext: context,
+            sectionNameKeyPath: "group", cacheName: cacheName)
+        try writer.performFetch()
+        return writer.sectionedIDs
+    }
+    return (cacheDirectory, cacheName, stack, sections)
+}
+
 /// The section cache. Serialized: the cache directory is one process-wide setting.
 @Suite(.serialized) struct FetchedResultsCacheTests {
     @Test func theSectionCacheIsUsedOnlyWhileEverythingItWasComputedFromIsUnchanged() throws {
@@ -403,17 +423,8 @@ private final class ChangeRecorderHolder: FetchedResultsControllerDelegate {
     @Test(arguments: [true, false]) func resultsFromTheCacheTrackChangesLikeFetchedOnes(asksForAnIndexPathFirst: Bool)
         throws
     {
-        let cacheDirectory = TemporaryDirectory()
-        AnyFetchedResultsController.cacheDirectory = cacheDirectory.url
-        let cacheName = "tracking-" + UUID().uuidString
-        let stack = try TestStack(.sqlite)
-        try seedItems(stack, count: 40)
-        let context = stack.context()
-        try context.performAndWait {
-            let writer = FetchedResultsController(fetchRequest: itemRequest(), managedObjectContext: context,
-                sectionNameKeyPath: "group", cacheName: cacheName)
-            try writer.performFetch()
-        }
+        let (cacheDirectory, cacheName, stack, _) = try stackWithWrittenCache("tracking", items: 40)
+        defer { withExtendedLifetime(cacheDirectory) {} }
         let view = stack.context(name: "view")
         let recorder = ChangeRecorder()
         let (controller, before) = try view.performAndWait {
@@ -451,16 +462,10 @@ private final class ChangeRecorderHolder: FetchedResultsControllerDelegate {
     }
 
     @Test func aDamagedCacheIsRecomputedNotAnError() throws {
-        let cacheDirectory = TemporaryDirectory()
-        AnyFetchedResultsController.cacheDirectory = cacheDirectory.url
-        let cacheName = "damaged-" + UUID().uuidString
-        let stack = try TestStack(.sqlite)
-        try seedItems(stack, count: 20)
+        let (cacheDirectory, cacheName, stack, first) = try stackWithWrittenCache("damaged", items: 20)
+        defer { withExtendedLifetime(cacheDirectory) {} }
         let context = stack.context()
         try context.performAndWait {
-            let controller = FetchedResultsController(fetchRequest: itemRequest(), managedObjectContext: context,
-                sectionNameKeyPath: "group", cacheName: cacheName)
-            try controller.performFetch()
             let url = FetchedResultsCache.fileURL(forName: cacheName)
             var data = try Data(contentsOf: url)
             data = data.prefix(data.count - 7)
@@ -469,7 +474,7 @@ private final class ChangeRecorderHolder: FetchedResultsControllerDelegate {
                 sectionNameKeyPath: "group", cacheName: cacheName)
             try again.performFetch()
             #expect(!again.resultsCameFromCache)
-            #expect(again.sectionedIDs == controller.sectionedIDs)
+            #expect(again.sectionedIDs == first)
         }
     }
 }
