@@ -52,13 +52,13 @@ extension AnyFetchedResultsController {
 
         // Each mover conflicts with the kept ranks between where it was and where it is among them.
         var windows: [ClosedRange<Int>] = []
-        var moversByWindowStart: [(range: ClosedRange<Int>?, offset: Int)] = []
+        var movers: [(range: ClosedRange<Int>?, offset: Int)] = []
         for offset in samePathMovers {
             guard let old = changes[offset].oldIndex, let new = changes[offset].newIndex else { continue }
             let (from, to) = (keptRankBefore(old: old), keptRankBefore(new: new))
             let range = from == to ? nil : min(from, to)...(max(from, to) - 1)
             if let range { windows.append(range) }
-            moversByWindowStart.append((range, offset))
+            movers.append((range, offset))
         }
         windows = Self.mergedRanges(windows)
 
@@ -71,7 +71,7 @@ extension AnyFetchedResultsController {
                 oldPath: change.oldPath, newPath: change.newPath)
         }
         // A mover that passed no kept object simply stays.
-        for mover in moversByWindowStart where mover.range == nil { reclassify(mover.offset, as: .update) }
+        for mover in movers where mover.range == nil { reclassify(mover.offset, as: .update) }
 
         var scratchOldRuns = oldRuns
         for window in windows {
@@ -87,7 +87,7 @@ extension AnyFetchedResultsController {
                 old += 1
                 new += 1
             }
-            for mover in moversByWindowStart {
+            for mover in movers {
                 guard let range = mover.range, window.contains(range.lowerBound),
                     let old = changes[mover.offset].oldIndex, let new = changes[mover.offset].newIndex
                 else { continue }
