@@ -36,15 +36,79 @@ private func column(_ key: String) -> String? {
         #expect(unaccent.bindings.allSatisfy { $0 == .string("E") })
     }
 
-    @Test func stringOperatorsNeverUseSQLLike() throws {
+    @Test func stringOperatorsNeverUseSQLLikeAlone() throws {
+        // SQLite's LIKE folds ASCII only: it may answer a case-insensitive affix test for ASCII values (next
+        // test), never anything else.
         for format in [
             "name BEGINSWITH 'a'", "name ENDSWITH 'a'", "name CONTAINS 'a'", "name LIKE 'a*'", "name MATCHES 'a.*'",
-            "name CONTAINS[cd] 'a'", "'a' IN name",
+            "'a' IN name", "name CONTAINS[c] 'Ë'", "name CONTAINS[cd] '東'", "name CONTAINS[d] 'a'",
+            "name CONTAINS[cd] nickname", "'abc' CONTAINS[c] name",
         ] {
             let (sql, _) = try FetchPredicate(format: format).sqlExpression(columnForKey: column)
             #expect(!sql.uppercased().contains(" LIKE "), "\(format): \(sql)")
             #expect(!sql.uppercased().contains(" GLOB "), "\(format): \(sql)")
         }
+    }
+
+    @Test func caseInsensitiveAffixesLetSQLiteAnswerASCIIValues() throws {
+        let (sql, bindings) = try FetchPredicate(format: "name CONTAINS[cd] %@", "ÉR_%").sqlExpression(
+            columnForKey: column)
+        #expect(sql.contains("length(CAST(\"t0\".\"ZNAME\" AS BLOB)) = length(\"t0\".\"ZNAME\")"), "\(sql)")
+        #expect(sql.contains("\"t0\".\"ZNAME\" LIKE ? ESCAPE '\\'"), "\(sql)")
+        #expect(sql.contains("instr(objectgraph_fold(\"t0\".\"ZNAME\"), ?) > 0"), "\(sql)")
+        #expect(bindings.contains(.string("%er\\_\\%%")), "\(bindings)")
+        #expect(bindings.contains(.string("er_%")), "\(bindings)")
+    }
+
+    /// Values no Swift string can hold — bytes that are not UTF-8, NULs — written with plain SQL: the
+    /// shortcut through SQLite's LIKE must answer what the folding function answers for each of them.
+    @Test func asciiShortcutAgreesWithFoldingOnRawBytes() throws {
+        let connection = try SQLiteConnection.inMemory()
+        try PredicateSQLFunctions.register(on: connection)
+        try connection.execute("CREATE TABLE ZPERSON (Z_PK INTEGER PRIMARY KEY, ZNAME VARCHAR)")
+        let hexValues = [
+            "61C362", "C3", "45C352", "4552C3", "C34552", "80", "4580", "45805200", "450052", "4552", "455200",
+            "5A6FC3AB", "6572C3A9", "25", "5F", "5C", "31303025", "755F73", "615C62", "", "E282AC4552", "F0", "FF4552",
+        ]
+        for (offset, hex) in hexValues.enumerated() {
+            try connection.execute("INSERT INTO ZPERSON VALUES (\(offset + 1), CAST(x'\(hex)' AS TEXT))")
+        }
+        let needles = ["er", "ER", "e", "%", "_", "\\", "100%", "u_s", "a\\b", "", "É", "ÉR"]
+        var checked = 0
+        for needle in needles {
+            for (operation, name) in [("BEGINSWITH", "beginsWith"), ("CONTAINS", "contains"), ("ENDSWITH", "endsWith")] {
+                for options in ["[c]", "[cd]"] {
+                    let predicate = try FetchPredicate(format: "name \(operation)\(options) %@", needle)
+                    let (sql, bindings) = try predicate.sqlExpression(columnForKey: { $0 == "name" ? "ZNAME" : nil })
+                    let answered = Set(
+                        try connection.rows("SELECT Z_PK FROM ZPERSON WHERE \(sql)", bindings.map(\.sqliteValue))
+                            .compactMap { $0.first?.integerValue })
+                    // The oracle: the folding function's bytes, tested in Swift.
+                    let function = options == "[c]" ? StringFolding.lowercaseFunctionName : StringFolding.foldFunctionName
+                    let folded = try connection.rows("SELECT Z_PK, CAST(\(function)(ZNAME) AS BLOB) FROM ZPERSON")
+                    let folding = FetchPredicate.TextMatching.Folding(options == "[c]" ? .caseInsensitive : [.caseInsensitive, .diacriticInsensitive])
+                    let target = Array(folding.apply(needle).utf8)
+                    var expected = Set<Int64>()
+                    for row in folded {
+                        guard let key = row[0].integerValue else { continue }
+                        let bytes = row[1].blobValue ?? []
+                        let holds: Bool
+                        switch name {
+                        case "beginsWith": holds = bytes.starts(with: target)
+                        case "endsWith": holds = bytes.count >= target.count && Array(bytes.suffix(target.count)) == target
+                        default:
+                            holds = target.isEmpty || (0...max(0, bytes.count - target.count)).contains { start in
+                                start + target.count <= bytes.count && Array(bytes[start..<(start + target.count)]) == target
+                            }
+                        }
+                        if holds { expected.insert(key) }
+                    }
+                    #expect(answered == expected, "\(predicate.predicateFormat): \(answered.sorted()) vs \(expected.sorted())")
+                    checked += expected.count
+                }
+            }
+        }
+        #expect(checked > 50)
     }
 
     @Test func compoundsAndConstants() throws {

@@ -182,6 +182,7 @@ extension FetchPredicate.SQLCompiler {
             operation == .matches
             ? (options.contains(.diacriticInsensitive) ? Folding.unaccent : .none)
             : Folding(options)
+        if let fast = Self.asciiAwareAffixMatch(operation, left, right, folding: folding) { return fast }
         var guards: [SQLFragment] = []
         var sides: [SQLFragment] = []
         for side in [left, right] {
@@ -202,7 +203,16 @@ extension FetchPredicate.SQLCompiler {
                 return SQLFragment("0")
             }
         }
-        let (lhs, rhs) = (sides[0], sides[1])
+        let core = Self.textOperationCore(operation, sides[0], sides[1], options: options)
+        return SQLFragment.group([core] + guards, separator: " AND ")
+    }
+
+    /// The test of a string operator on two text operands already folded as the options ask: 1 or 0, NULL
+    /// when either side is NULL.
+    static func textOperationCore(
+        _ operation: FetchPredicate.Operator, _ lhs: SQLFragment, _ rhs: SQLFragment,
+        options: FetchPredicate.ComparisonOptions
+    ) -> SQLFragment {
         let core: SQLFragment
         switch operation {
         case .beginsWith:
@@ -228,6 +238,6 @@ extension FetchPredicate.SQLCompiler {
             // Only string operators reach here.
             core = SQLFragment("NULL")
         }
-        return SQLFragment.group([core] + guards, separator: " AND ")
+        return core
     }
 }
