@@ -182,7 +182,7 @@ extension FetchPredicate.SQLCompiler {
             operation == .matches
             ? (options.contains(.diacriticInsensitive) ? Folding.unaccent : .none)
             : Folding(options)
-        if let fast = Self.asciiAwareAffixMatch(operation, left, right, folding: folding) { return fast }
+        if let call = Self.foldedAffixMatch(operation, left, right, folding: folding) { return call }
         var guards: [SQLFragment] = []
         var sides: [SQLFragment] = []
         for side in [left, right] {

@@ -7,14 +7,15 @@ import SQLiteStorage
 /// than approximate them in SQL, these functions run the same Swift code that in-memory evaluation runs
 /// (``StringFolding`` and the predicate's text matching), so SQL and memory agree by construction.
 ///
-/// `objectgraph_like` and `objectgraph_matches` return NULL when the text or the pattern is NULL, and 0 when
-/// either is not text.
+/// `objectgraph_affix`, `objectgraph_like` and `objectgraph_matches` return NULL when the text or the pattern is
+/// NULL, and 0 when either is not text.
 ///
 /// | function | arguments | result |
 /// | --- | --- | --- |
 /// | `objectgraph_fold` | value | ``StringFolding/folded(_:)`` of a string; other values unchanged |
 /// | `objectgraph_lower` | value | ``StringFolding/lowercased(_:)`` of a string; other values unchanged |
 /// | `objectgraph_unaccent` | value | the string without diacritics (case kept); other values unchanged |
+/// | `objectgraph_affix` | text, folded needle, mode | 1 or 0: folded `BEGINSWITH`/`CONTAINS`/`ENDSWITH` |
 /// | `objectgraph_like` | text, pattern | 1 or 0: `LIKE` with `*` and `?` |
 /// | `objectgraph_matches` | text, pattern, flags | 1 or 0: whole-string ICU regex (flags 1: ignore case) |
 /// | `objectgraph_number` | value | a number's exact text form for the two below; NULL otherwise |
@@ -51,6 +52,7 @@ public enum PredicateSQLFunctions {
                 FetchPredicate.TextMatching.like(text, pattern: pattern)
             }
         }
+        try registerAffix(on: connection)
         try registerAggregatesAndCollation(on: connection)
         try connection.registerFunction(name: matchesFunctionName, argumentCount: 3, deterministic: true) { arguments in
             guard arguments.count == 3 else { return .null }
