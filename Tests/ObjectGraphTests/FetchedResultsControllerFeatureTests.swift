@@ -15,7 +15,7 @@ private func companyModel() throws -> ManagedObjectModel {
 }
 
 /// Inserts `count` items named item-000…, in groups A–D, and saves.
-private func seedItems(_ stack: TestStack, count: Int) throws {
+func seedItems(_ stack: TestStack, count: Int) throws {
     let context = stack.context()
     try context.performAndWait {
         for number in 0..<count {
@@ -28,7 +28,7 @@ private func seedItems(_ stack: TestStack, count: Int) throws {
     }
 }
 
-private func itemRequest(batchSize: Int = 0) -> FetchRequest<ManagedObject> {
+func itemRequest(batchSize: Int = 0) -> FetchRequest<ManagedObject> {
     var request = FetchRequest<ManagedObject>(entityName: "Item")
     request.sortCriteria = [SortCriterion("group"), SortCriterion("rank")]
     request.fetchBatchSize = batchSize
@@ -317,164 +317,4 @@ private final class InvalidationRecorder: FetchedResultsControllerDelegate {
 
 private final class ChangeRecorderHolder: FetchedResultsControllerDelegate {
     nonisolated(unsafe) static let shared = ChangeRecorderHolder()
-}
-
-/// A fresh cache directory (set as the process-wide one), an SQLite stack of `count` seeded items, and the
-/// section cache named `prefix-<UUID>` written for them by a first controller, whose sections are returned.
-private func stackWithWrittenCache(_ prefix: String, items count: Int) throws
-    -> (directory: TemporaryDirectory, cacheName: String, stack: TestStack, sections: [[ManagedObjectID]])
-{
-    let cacheDirectory = TemporaryDirectory()
-    AnyFetchedResultsController.cacheDirectory = cacheDirectory.url
-    let cacheName = prefix + "-" + UUID().uuidString
-    let stack = try TestStack(.sqlite)
-    try seedItems(stack, count: count)
-    let context = stack.context()
-    let sections = try context.performAndWait {
-        let writer = FetchedResultsController(fetchRequest: itemRequest(), managedObjectContext: context,
-            sectionNameKeyPath: "group", cacheName: cacheName)
-        try writer.performFetch()
-        return writer.sectionedIDs
-    }
-    return (cacheDirectory, cacheName, stack, sections)
-}
-
-/// The section cache. Serialized: the cache directory is one process-wide setting.
-@Suite(.serialized) struct FetchedResultsCacheTests {
-    @Test func theSectionCacheIsUsedOnlyWhileEverythingItWasComputedFromIsUnchanged() throws {
-        let cacheDirectory = TemporaryDirectory()
-        AnyFetchedResultsController.cacheDirectory = cacheDirectory.url
-        let cacheName = "items-" + UUID().uuidString
-        let stack = try TestStack(.sqlite)
-        try seedItems(stack, count: 50)
-        func fetch(_ request: FetchRequest<ManagedObject> = itemRequest()) throws -> (fromCache: Bool, ids: [[ManagedObjectID]]) {
-            let context = stack.context()
-            return try context.performAndWait {
-                let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context,
-                    sectionNameKeyPath: "group", cacheName: cacheName)
-                try controller.performFetch()
-                return (controller.resultsCameFromCache, controller.sectionedIDs)
-            }
-        }
-        let first = try fetch()
-        #expect(!first.fromCache)
-        let second = try fetch()
-        #expect(second.fromCache, "an unchanged store and request use the cache")
-        #expect(second.ids == first.ids)
-
-        var filtered = itemRequest()
-        filtered.predicate = try FetchPredicate(format: "rank < 10")
-        #expect(try !fetch(filtered).fromCache, "another request recomputes")
-        #expect(try fetch(filtered).fromCache)
-
-        let context = stack.context()
-        try context.performAndWait {
-            let item = try context.insertNewObject(forEntityName: "Item")
-            item["group"] = "A"
-            try context.save()
-        }
-        let afterSave = try fetch(filtered)
-        #expect(!afterSave.fromCache, "a store change invalidates the cache")
-        #expect(afterSave.ids.joined().count == 11)
-
-        AnyFetchedResultsController.deleteCache(withName: cacheName)
-        #expect(try !fetch(filtered).fromCache, "a deleted cache is recomputed")
-        AnyFetchedResultsController.deleteCache(withName: nil)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: cacheDirectory.url.path).isEmpty)
-    }
-
-    /// The next launch: the store closed and opened again by a new coordinator still matches the cache.
-    @Test func theSectionCacheSurvivesClosingAndReopeningTheStore() throws {
-        let cacheDirectory = TemporaryDirectory()
-        AnyFetchedResultsController.cacheDirectory = cacheDirectory.url
-        let cacheName = "reopen-" + UUID().uuidString
-        let directory = TemporaryDirectory()
-        let url = directory.file("people.sqlite")
-        func launch(_ body: (ManagedObjectContext) throws -> Void) throws -> (Bool, [[ManagedObjectID]]) {
-            let coordinator = PersistentStoreCoordinator(managedObjectModel: try TestModels.model())
-            let store = try coordinator.addPersistentStore(ofType: .sqlite, at: url)
-            defer { try? coordinator.remove(store) }
-            let context = ManagedObjectContext(concurrencyType: .privateQueue)
-            context.persistentStoreCoordinator = coordinator
-            return try context.performAndWait {
-                try body(context)
-                let controller = FetchedResultsController(fetchRequest: itemRequest(), managedObjectContext: context,
-                    sectionNameKeyPath: "group", cacheName: cacheName)
-                try controller.performFetch()
-                return (controller.resultsCameFromCache, controller.sectionedIDs)
-            }
-        }
-        let first = try launch { context in
-            for number in 0..<30 {
-                let item = try context.insertNewObject(forEntityName: "Item")
-                item["group"] = ["A", "B"][number % 2]
-                item["rank"] = Int64(number)
-            }
-            try context.save()
-        }
-        #expect(!first.0)
-        let second = try launch { _ in }
-        #expect(second.0, "the cache written by the last launch is used")
-        #expect(second.1 == first.1)
-    }
-
-    /// Results from the cache skip building the controller's ID lookup; index-path lookups and the first
-    /// change batch build it, and every change after that is placed as in a fetched controller.
-    @Test(arguments: [true, false]) func resultsFromTheCacheTrackChangesLikeFetchedOnes(asksForAnIndexPathFirst: Bool)
-        throws
-    {
-        let (cacheDirectory, cacheName, stack, _) = try stackWithWrittenCache("tracking", items: 40)
-        defer { withExtendedLifetime(cacheDirectory) {} }
-        let view = stack.context(name: "view")
-        let recorder = ChangeRecorder()
-        let (controller, before) = try view.performAndWait {
-            let controller = FetchedResultsController(fetchRequest: itemRequest(), managedObjectContext: view,
-                sectionNameKeyPath: "group", cacheName: cacheName)
-            controller.delegate = recorder
-            try controller.performFetch()
-            #expect(controller.resultsCameFromCache)
-            let before = controller.sectionedIDs
-            if asksForAnIndexPathFirst {
-                let third = try view.existingObject(with: before[1][2])
-                #expect(controller.indexPath(forObject: third) == IndexPath(row: 2, section: 1))
-            }
-            return (controller, before)
-        }
-        let importer = stack.context(name: "importer")
-        let save = try #require(try importer.performAndWait { () throws -> ContextDidSave? in
-            importer.delete(try importer.existingObject(with: before[0][0]))
-            try importer.existingObject(with: before[2][3])["rank"] = Int64(-1)
-            let item = try importer.insertNewObject(forEntityName: "Item")
-            item["group"] = "D"
-            item["rank"] = Int64(5)
-            return try importer.saveCapturingDidSave()
-        })
-        try view.performAndWait {
-            view.mergeChanges(fromContextDidSave: save)
-            let oracle = FetchedResultsController(fetchRequest: itemRequest(), managedObjectContext: view,
-                sectionNameKeyPath: "group")
-            try oracle.performFetch()
-            let fresh = oracle.sectionedIDs
-            #expect(controller.sectionedIDs == fresh)
-            let batch = try #require(recorder.batches.last)
-            #expect(batch.changeset.applied(to: before) { batch.inserted[$0] } == fresh)
-        }
-    }
-
-    @Test func aDamagedCacheIsRecomputedNotAnError() throws {
-        let (cacheDirectory, cacheName, stack, first) = try stackWithWrittenCache("damaged", items: 20)
-        defer { withExtendedLifetime(cacheDirectory) {} }
-        let context = stack.context()
-        try context.performAndWait {
-            let url = FetchedResultsCache.fileURL(forName: cacheName)
-            var data = try Data(contentsOf: url)
-            data = data.prefix(data.count - 7)
-            try data.write(to: url)
-            let again = FetchedResultsController(fetchRequest: itemRequest(), managedObjectContext: context,
-                sectionNameKeyPath: "group", cacheName: cacheName)
-            try again.performFetch()
-            #expect(!again.resultsCameFromCache)
-            #expect(again.sectionedIDs == first)
-        }
-    }
 }

@@ -9,7 +9,7 @@ extension AnyFetchedResultsController {
 
     /// The object at a position, loading its batch of rows in one query when it is not loaded yet.
     func objectAtGlobalIndex(_ offset: Int) -> ManagedObject {
-        let id = namespaces.id(for: index[offset].placed)
+        let id = namespaces.id(for: placedID(atGlobalIndex: offset))
         if id.isTemporaryID, let object = temporaryPlacements.object(for: id) { return object }
         let batchSize = fetchRequest.fetchBatchSize
         if let object = managedObjectContext.registered(id), !(batchSize > 0 && object.isFault) {
@@ -30,11 +30,11 @@ extension AnyFetchedResultsController {
     /// no changes are forgotten by the context, as Core Data's batched arrays let them go).
     private func loadBatch(_ batch: Int, size: Int) {
         let start = batch * size
-        let range = start..<min(start + size, index.count)
+        let range = start..<min(start + size, resultCount)
         let context = managedObjectContext
         var wanted: [String: [ManagedObjectID]] = [:]
-        for entry in index.entries(in: range) {
-            let id = namespaces.id(for: entry.placed)
+        for placed in placedIDs(in: range) {
+            let id = namespaces.id(for: placed)
             if context.registered(id).map(\.isFault) ?? true { wanted[id.entityName, default: []].append(id) }
         }
         if !wanted.isEmpty, let model = context.persistentStoreCoordinator?.managedObjectModel,
@@ -52,8 +52,8 @@ extension AnyFetchedResultsController {
         guard fetchRequest.fetchBatchSize > 0, loadedBatches.count > Self.retainedBatchCount else { return }
         let evicted = loadedBatches.removeFirst()
         let evictedStart = evicted * size
-        guard evictedStart < index.count else { return }
-        let evictedRange = evictedStart..<min(evictedStart + size, index.count)
-        context.releaseUnreferencedObjects(index.entries(in: evictedRange).map { namespaces.id(for: $0.placed) })
+        guard evictedStart < resultCount else { return }
+        let evictedRange = evictedStart..<min(evictedStart + size, resultCount)
+        context.releaseUnreferencedObjects(placedIDs(in: evictedRange).map { namespaces.id(for: $0) })
     }
 }

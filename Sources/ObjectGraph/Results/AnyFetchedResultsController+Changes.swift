@@ -42,6 +42,8 @@ extension AnyFetchedResultsController {
     /// never a re-sort or re-diff of the whole list.
     func contextDidChange(_ change: ObjectsDidChange) {
         guard hasFetched, isTracking else { return }
+        // Results fetched again because the section cache was damaged already hold this change.
+        if settleCachedResults() { return }
         seenObjectIDGeneration = managedObjectContext.objectIDGeneration
         if change.invalidatedAllObjects {
             invalidateContent()

@@ -39,34 +39,24 @@ extension AnyFetchedResultsController {
         names = SectionNames()
         namespaces = IDNamespaces()
 
+        pendingCachedResults = nil
         let cache = cacheName.map { FetchedResultsCache(name: $0, controller: self, model: model) }
-        var entries: [ResultsEntry]
-        var fromCache = false
         if let cached = cache?.load(into: &names, namespaces: &namespaces) {
-            entries = cached
-            fromCache = true
-        } else if fetchRequest.fetchBatchSize > 0, let rowEntries = try entriesFromRows(entity: entity, model: model) {
-            entries = rowEntries
-        } else {
-            entries = try managedObjectContext.fetch(fetchRequest).map(makeEntry(for:))
-        }
-        if !isSorted(entries) {
-            entries.sort { RowOrdering.compare($0.order, $1.order) < 0 }
-        }
-        try checkSectionsAreContiguous(entries)
-
-        index = ResultsIndex(sorted: entries)
-        runs = SectionRuns(of: entries)
-        placedOrdersStorage = nil
-        // Fetched results build the ID lookup now (a small part of the fetch); results from the section
-        // cache leave it to the first change, so that the first screen comes up without it.
-        if !fromCache { _ = placedOrders }
-        temporaryPlacements = TemporaryPlacements()
-        for entry in entries where namespaces.isTemporary(entry.placed) {
-            let id = namespaces.id(for: entry.placed)
-            if let object = managedObjectContext.registered(id) {
-                temporaryPlacements[ObjectIdentifier(object)] = (object, id)
+            // The first screen needs the runs and the first entries; the rest is read on another thread
+            // and joins the results when something first needs them (see `settleCachedResults()`).
+            if let tail = cached.tail {
+                index = ResultsIndex()
+                pendingCachedResults = PendingCachedResults(count: cached.count, head: cached.head, tail: tail)
+            } else {
+                index = ResultsIndex(sorted: cached.head)
             }
+            runs = cached.runs
+            placedOrdersStorage = nil
+            temporaryPlacements = TemporaryPlacements()
+            resultsCameFromCache = true
+        } else {
+            try placeFetchedEntries(try fetchEntries(entity: entity, model: model))
+            resultsCameFromCache = false
         }
         hasFetched = true
         if observation == nil {
@@ -74,25 +64,39 @@ extension AnyFetchedResultsController {
                 self?.contextDidChange(change)
             }
         }
-        resultsCameFromCache = fromCache
         cacheIsStale = false
-        if !fromCache, let cache { cache.store(entries, names: names, namespaces: namespaces) }
+        if !resultsCameFromCache, let cache { cache.store(index.allEntries, names: names, namespaces: namespaces) }
         reportInitialSnapshot()
     }
 
-    /// Whether `entries` are already in the controller's order (the store sorts by the same rules).
-    private func isSorted(_ entries: [ResultsEntry]) -> Bool {
-        guard entries.count > 1 else { return true }
-        for offset in 1..<entries.count {
-            let (previous, entry) = (entries[offset - 1], entries[offset])
-            // The inline prefixes decide almost every pair without touching the order bytes.
-            if previous.orderPrefix != entry.orderPrefix {
-                if previous.orderPrefix > entry.orderPrefix { return false }
-                continue
-            }
-            if RowOrdering.compare(previous.order, entry.order) >= 0 { return false }
+    /// The results as the store and the context's unsaved changes give them (not from the cache).
+    func fetchEntries(entity: EntityDescription, model: ManagedObjectModel) throws(ObjectGraphError)
+        -> [ResultsEntry]
+    {
+        if fetchRequest.fetchBatchSize > 0, let rowEntries = try entriesFromRows(entity: entity, model: model) {
+            return rowEntries
         }
-        return true
+        return try managedObjectContext.fetch(fetchRequest).map(makeEntry(for:))
+    }
+
+    /// Makes fetched `entries` the results: in order, sections checked, the ID lookup built.
+    func placeFetchedEntries(_ fetched: [ResultsEntry]) throws(ObjectGraphError) {
+        var entries = fetched
+        if !ResultsEntry.areInOrder(entries) {
+            entries.sort { RowOrdering.compare($0.order, $1.order) < 0 }
+        }
+        try checkSectionsAreContiguous(entries)
+        index = ResultsIndex(sorted: entries)
+        runs = SectionRuns(of: entries)
+        placedOrdersStorage = nil
+        _ = placedOrders
+        temporaryPlacements = TemporaryPlacements()
+        for entry in entries where namespaces.isTemporary(entry.placed) {
+            let id = namespaces.id(for: entry.placed)
+            if let object = managedObjectContext.registered(id) {
+                temporaryPlacements[ObjectIdentifier(object)] = (object, id)
+            }
+        }
     }
 
     /// Throws Core Data's error 134060 when a section name comes back after another section.

@@ -34,7 +34,27 @@ open class AnyFetchedResultsController {
     /// delegate whose ``FetchedResultsControllerDelegate/tracksChanges`` is false does not turn tracking on.
     public weak var delegate: (any FetchedResultsControllerDelegate)?
 
-    var index: ResultsIndex
+    /// The results in order. Reading it waits for a section cache still being read (see
+    /// ``pendingCachedResults``); setting it drops such a read.
+    var index: ResultsIndex {
+        get {
+            settleCachedResults()
+            return indexStorage
+        }
+        set {
+            pendingCachedResults = nil
+            indexStorage = newValue
+        }
+        _modify {
+            settleCachedResults()
+            yield &indexStorage
+        }
+    }
+    /// ``index`` as it stands (empty while a section cache is still being read).
+    var indexStorage: ResultsIndex
+    /// Results from a section cache whose body is still being read on another thread: the first screen is
+    /// shown from their head.
+    var pendingCachedResults: PendingCachedResults?
     var runs = SectionRuns()
     var names = SectionNames()
     /// The compact IDs of the results (``PlacedID``) and what their namespaces stand for.
@@ -105,7 +125,7 @@ open class AnyFetchedResultsController {
         self.sectionNaming = sectionNaming
         self.cacheName = cacheName
         self.ordering = RowOrdering(criteria: fetchRequest.sortCriteria)
-        self.index = ResultsIndex()
+        self.indexStorage = ResultsIndex()
     }
 
     deinit {
@@ -133,7 +153,7 @@ open class AnyFetchedResultsController {
     }
 
     /// The number of fetched objects.
-    public var numberOfFetchedObjects: Int { index.count }
+    public var numberOfFetchedObjects: Int { resultCount }
 
     /// The sections, in order (one unnamed section when there is no section naming and any objects).
     public var sections: [FetchedResultsSectionInfo]? {
@@ -170,6 +190,7 @@ open class AnyFetchedResultsController {
     ///
     /// - Precondition: `indexPath` is inside the results (a programmer error otherwise, as in Core Data).
     public func untypedObject(at indexPath: IndexPath) -> ManagedObject {
+        settleCachedResults(unlessHeadHolds: indexPath)
         guard let offset = globalIndex(of: indexPath) else {
             preconditionFailure("Index path (section \(indexPath.section), row \(indexPath.row)) is outside the "
                 + "\(runs.count) section(s) of the fetched results.")
@@ -180,7 +201,8 @@ open class AnyFetchedResultsController {
     /// The ID of the object at `indexPath`, or nil outside the results. Costs no object.
     public func objectID(at indexPath: IndexPath) -> ManagedObjectID? {
         adoptNewObjectIDs()
-        return globalIndex(of: indexPath).map { namespaces.id(for: index[$0].placed) }
+        settleCachedResults(unlessHeadHolds: indexPath)
+        return globalIndex(of: indexPath).map { namespaces.id(for: placedID(atGlobalIndex: $0)) }
     }
 
     /// The index path of `object`, or nil when it is not in the results.

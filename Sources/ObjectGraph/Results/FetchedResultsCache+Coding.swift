@@ -31,6 +31,30 @@ struct CacheWriter {
         data.append(contentsOf: bytes)
     }
 
+    /// Appends what `other` wrote.
+    mutating func append(_ other: CacheWriter) { data.append(other.data) }
+}
+
+/// A 64-bit checksum of a cache's bytes, so that a file of the right size whose bytes were damaged is not
+/// believed. Eight bytes per step (multiply and rotate), so checking a 35 MB cache takes a few milliseconds.
+enum CacheChecksum {
+    static func of(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var hash: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            hash = (hash ^ word) &* 0xFF51_AFD7_ED55_8CCD
+            hash = (hash << 31) | (hash >> 33)
+            offset += 8
+        }
+        while offset < bytes.count {
+            hash = (hash ^ UInt64(bytes[offset])) &* 0xC4CE_B9FE_1A85_EC53
+            offset += 1
+        }
+        return hash ^ (hash >> 29)
+    }
+
+    static func of(_ data: Data) -> UInt64 { data.withUnsafeBytes { of($0) } }
 }
 
 /// Reads what ``CacheWriter`` wrote; every read returns nil on malformed or truncated input.
@@ -41,6 +65,9 @@ struct CacheReader {
     init(data: Data) { bytes = [UInt8](data) }
 
     var isAtEnd: Bool { position == bytes.count }
+
+    /// Bytes not read yet.
+    var remaining: Int { bytes.count - position }
 
     mutating func count() -> Int? {
         var result: UInt64 = 0

@@ -12,7 +12,7 @@ import SQLiteStorage
 /// Caches live in ``AnyFetchedResultsController/cacheDirectory``, one file per name.
 struct FetchedResultsCache {
     /// Changes whenever the file layout does.
-    private static let formatVersion = "ObjectGraph fetched-results cache 2"
+    static let formatVersion = "ObjectGraph fetched-results cache 3"
 
     let url: URL
     private let header: [String]
@@ -33,7 +33,7 @@ struct FetchedResultsCache {
 
     /// What the cache must have been computed from, as of now; nil when a store cannot be fingerprinted
     /// (an in-memory store), so no cache is used.
-    private func fingerprint() -> String? {
+    func fingerprint() -> String? {
         let stamps = stores.map(Self.stamp(of:))
         guard !stores.isEmpty, !stamps.contains(nil) else { return nil }
         return (header + stamps.compactMap { $0 }).joined(separator: "\n")
@@ -78,71 +78,26 @@ struct FetchedResultsCache {
         return AnyFetchedResultsController.cacheDirectory.appendingPathComponent(safe + ".frcache")
     }
 
-    /// The cached entries, with their section names interned into `names` and their IDs' namespaces into
-    /// `namespaces`; nil when there is no valid cache.
-    func load(into names: inout SectionNames, namespaces: inout IDNamespaces) -> [ResultsEntry]? {
-        guard let fingerprint = fingerprint(), let data = try? Data(contentsOf: url, options: .mappedIfSafe) else {
-            return nil
-        }
-        var reader = CacheReader(data: data)
-        guard reader.string() == fingerprint, let nameCount = reader.count() else { return nil }
-        var numbers: [Int32] = []
-        numbers.reserveCapacity(nameCount)
-        for _ in 0..<nameCount {
-            guard let name = reader.string() else { return nil }
-            numbers.append(names.number(for: name))
-        }
-        guard let entityCount = reader.count() else { return nil }
-        var entityNames: [String] = []
-        for _ in 0..<entityCount {
-            guard let name = reader.string() else { return nil }
-            entityNames.append(name)
-        }
-        guard let storeCount = reader.count() else { return nil }
-        var storeIdentifiers: [String] = []
-        for _ in 0..<storeCount {
-            guard let identifier = reader.string() else { return nil }
-            storeIdentifiers.append(identifier)
-        }
-        guard let entryCount = reader.count() else { return nil }
-        // Each (entity, store) pair's namespace, numbered when first used; almost every entry has the pair
-        // the one before it had.
-        var pairNamespaces: [Int: UInt32] = [:]
-        var lastPair = (pair: -1, namespace: UInt32(0))
-        var entries: [ResultsEntry] = []
-        entries.reserveCapacity(entryCount)
-        for _ in 0..<entryCount {
-            guard let entity = reader.count(), entity < entityNames.count, let store = reader.count(),
-                store < storeIdentifiers.count, let key = reader.integer(), let section = reader.count(),
-                section < numbers.count
-            else { return nil }
-            guard let order = reader.byteRun() else { return nil }
-            let pair = entity * storeIdentifiers.count + store
-            if pair != lastPair.pair {
-                let namespace = pairNamespaces[pair] ?? namespaces.namespace(entityName: entityNames[entity],
-                    storeIdentifier: storeIdentifiers[store])
-                pairNamespaces[pair] = namespace
-                lastPair = (pair, namespace)
-            }
-            let namespace = lastPair.namespace
-            entries.append(ResultsEntry(placed: PlacedID(key: key, namespace: namespace), order: order,
-                section: numbers[section]))
-        }
-        return reader.isAtEnd ? entries : nil
-    }
+    /// Entries written in the cache's head, read before ``AnyFetchedResultsController/performFetch()``
+    /// returns; the rest (the body) is read on another thread while the first screen shows.
+    static let headEntryCount = 1_024
 
     /// Writes `entries` (in order) to the cache file, atomically; results holding unsaved objects are not
     /// cached (their IDs are temporary).
+    ///
+    /// Layout: the format version; the head's and the body's lengths and checksums; the head (fingerprint,
+    /// section names, entity and store tables, entry count, section runs, the first ``headEntryCount``
+    /// entries); the body (the other entries).
     func store(_ entries: [ResultsEntry], names: SectionNames, namespaces: IDNamespaces) {
         checkpointStores()
         guard let fingerprint = fingerprint(), !entries.contains(where: { namespaces.isTemporary($0.placed) }) else {
             try? FileManager.default.removeItem(at: url)
             return
         }
-        var writer = CacheWriter()
-        writer.string(fingerprint)
-        writer.count(names.names.count)
-        for name in names.names { writer.string(name) }
+        var head = CacheWriter()
+        head.string(fingerprint)
+        head.count(names.names.count)
+        for name in names.names { head.string(name) }
         var entityNumbers: [String: Int] = [:]
         var storeNumbers: [String: Int] = [:]
         // Per namespace, its (entity, store) numbers in the file.
@@ -156,11 +111,17 @@ struct FetchedResultsCache {
                 (entityNumbers[entityName] ?? 0, storeNumbers[storeIdentifier] ?? 0)
         }
         for table in [entityNumbers, storeNumbers] {
-            writer.count(table.count)
-            for (name, _) in table.sorted(by: { $0.value < $1.value }) { writer.string(name) }
+            head.count(table.count)
+            for (name, _) in table.sorted(by: { $0.value < $1.value }) { head.string(name) }
         }
-        writer.count(entries.count)
-        for entry in entries {
+        head.count(entries.count)
+        let runs = SectionRuns(of: entries)
+        head.count(runs.count)
+        for (section, count) in zip(runs.sections, runs.counts) {
+            head.count(Int(section))
+            head.count(count)
+        }
+        func write(_ entry: ResultsEntry, to writer: inout CacheWriter) {
             let pair = namespacePairs[entry.placed.namespace] ?? (0, 0)
             writer.count(pair.entity)
             writer.count(pair.store)
@@ -168,10 +129,22 @@ struct FetchedResultsCache {
             writer.count(Int(entry.section))
             writer.byteRun(entry.order)
         }
+        let headCount = min(entries.count, Self.headEntryCount)
+        for entry in entries[..<headCount] { write(entry, to: &head) }
+        var body = CacheWriter()
+        for entry in entries[headCount...] { write(entry, to: &body) }
+        var file = CacheWriter()
+        file.string(Self.formatVersion)
+        file.integer(Int64(head.data.count))
+        file.integer(Int64(body.data.count))
+        file.integer(Int64(bitPattern: CacheChecksum.of(head.data)))
+        file.integer(Int64(bitPattern: CacheChecksum.of(body.data)))
+        file.append(head)
+        file.append(body)
         do {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(),
                 withIntermediateDirectories: true)
-            try writer.data.write(to: url, options: .atomic)
+            try file.data.write(to: url, options: .atomic)
         } catch {
             // A cache that cannot be written is recomputed next time.
         }

@@ -55,6 +55,14 @@ struct SectionRuns: Sendable {
         startsAreCurrent = false
     }
 
+    /// Runs as recorded elsewhere (a section cache's header): `sections[i]` holds `counts[i]` entries.
+    init(sections: [Int32], counts: [Int]) {
+        self.sections = sections
+        self.counts = counts
+        reindex()
+        hasRepeats = runBySection.count != sections.count
+    }
+
     var count: Int { sections.count }
 
     /// The offset of the first entry of run `index`.

@@ -1,0 +1,186 @@
+import Foundation
+
+/// Results read from a section cache: the section runs and the first entries at once, the other entries
+/// (when there are more) still being read on another thread.
+struct CachedResults {
+    /// How many results there are.
+    let count: Int
+    /// The sections, with their counts.
+    let runs: SectionRuns
+    /// The first entries (all of them when ``tail`` is nil).
+    let head: [ResultsEntry]
+    /// The rest, being read; nil when ``head`` holds every entry.
+    let tail: CachedResultsTail?
+}
+
+/// The body of a section cache — every entry after its head — read, checked and indexed on another thread,
+/// so that a controller over a million results shows its first screen without waiting for it.
+///
+/// Concurrency: ``outcome`` is written once, by the worker, before it leaves the dispatch group, and read
+/// only after waiting on the group, which orders the write before the read. Nothing else is shared.
+final class CachedResultsTail: @unchecked Sendable {
+    /// What reading the body gave.
+    enum Outcome: Sendable {
+        /// Every result (head and body), indexed.
+        case complete(ResultsIndex)
+        /// The body was missing, damaged or inconsistent with the head: the results must be fetched.
+        case damaged
+    }
+
+    private let group = DispatchGroup()
+    private var outcome = Outcome.damaged
+
+    init(_ work: @escaping @Sendable () -> Outcome) {
+        group.enter()
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            outcome = work()
+            group.leave()
+        }
+    }
+
+    /// Waits until the body is read (at once when it already is).
+    func wait() -> Outcome {
+        group.wait()
+        return outcome
+    }
+}
+
+/// How a cache's entries name their section and ID namespace: tables read from its head.
+private struct CacheEntryTables: Sendable {
+    /// The controller's section number for each section name in the file.
+    let sections: [Int32]
+    /// The namespace of each (entity, store) pair in the file, at `entity * storeCount + store`.
+    let namespaces: [UInt32]
+    let entityCount: Int
+    let storeCount: Int
+
+    /// `count` entries from `reader`; nil when they are malformed.
+    func entries(from reader: inout CacheReader, count: Int) -> [ResultsEntry]? {
+        var entries: [ResultsEntry] = []
+        entries.reserveCapacity(count)
+        for _ in 0..<count {
+            guard let entity = reader.count(), entity < entityCount, let store = reader.count(), store < storeCount,
+                let key = reader.integer(), let section = reader.count(), section < sections.count,
+                let order = reader.byteRun()
+            else { return nil }
+            let namespace = namespaces[entity * storeCount + store]
+            entries.append(ResultsEntry(placed: PlacedID(key: key, namespace: namespace), order: order,
+                section: sections[section]))
+        }
+        return entries
+    }
+}
+
+extension FetchedResultsCache {
+    /// The cached results, with their section names interned into `names` and their IDs' namespaces into
+    /// `namespaces`; nil when there is no valid cache. Reads the file's head only; the body is read by a
+    /// ``CachedResultsTail``.
+    func load(into names: inout SectionNames, namespaces: inout IDNamespaces) -> CachedResults? {
+        guard let fingerprint = fingerprint(), let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+        defer { try? handle.close() }
+        guard let size = try? handle.seekToEnd(), (try? handle.seek(toOffset: 0)) != nil,
+            let start = try? handle.read(upToCount: 256)
+        else { return nil }
+        var preamble = CacheReader(data: start)
+        guard preamble.string() == Self.formatVersion, let headLength = preamble.integer(),
+            let bodyLength = preamble.integer(), let headSum = preamble.integer(), let bodySum = preamble.integer(),
+            headLength >= 0, bodyLength >= 0, headLength <= Int64(size), bodyLength <= Int64(size)
+        else { return nil }
+        let headOffset = UInt64(start.count - preamble.remaining)
+        guard size == headOffset + UInt64(headLength) + UInt64(bodyLength),
+            (try? handle.seek(toOffset: headOffset)) != nil,
+            let headData = try? handle.read(upToCount: Int(headLength)), headData.count == Int(headLength),
+            CacheChecksum.of(headData) == UInt64(bitPattern: headSum)
+        else { return nil }
+
+        var head = CacheReader(data: headData)
+        guard head.string() == fingerprint, let nameCount = head.count(), nameCount <= head.remaining else { return nil }
+        var numbers: [Int32] = []
+        for _ in 0..<nameCount {
+            guard let name = head.string() else { return nil }
+            numbers.append(names.number(for: name))
+        }
+        guard let entityCount = head.count(), entityCount <= head.remaining else { return nil }
+        var entityNames: [String] = []
+        for _ in 0..<entityCount {
+            guard let name = head.string() else { return nil }
+            entityNames.append(name)
+        }
+        guard let storeCount = head.count(), storeCount <= head.remaining else { return nil }
+        var storeIdentifiers: [String] = []
+        for _ in 0..<storeCount {
+            guard let identifier = head.string() else { return nil }
+            storeIdentifiers.append(identifier)
+        }
+        var pairNamespaces: [UInt32] = []
+        for entity in entityNames {
+            for store in storeIdentifiers {
+                pairNamespaces.append(namespaces.namespace(entityName: entity, storeIdentifier: store))
+            }
+        }
+        let tables = CacheEntryTables(sections: numbers, namespaces: pairNamespaces, entityCount: entityCount,
+            storeCount: storeCount)
+
+        guard let entryCount = head.count(), let runCount = head.count(), runCount <= head.remaining else { return nil }
+        var runSections: [Int32] = []
+        var runCounts: [Int] = []
+        for _ in 0..<runCount {
+            guard let section = head.count(), section < numbers.count, let count = head.count(), count > 0,
+                count <= entryCount
+            else { return nil }
+            runSections.append(numbers[section])
+            runCounts.append(count)
+        }
+        guard runCounts.reduce(0, +) == entryCount else { return nil }
+        let runs = SectionRuns(sections: runSections, counts: runCounts)
+        guard !runs.hasRepeats else { return nil }
+        let headCount = min(entryCount, Self.headEntryCount)
+        guard let first = tables.entries(from: &head, count: headCount), head.isAtEnd,
+            ResultsEntry.areInOrder(first)
+        else { return nil }
+        if headCount == entryCount {
+            guard bodyLength == 0, SectionRuns(of: first).matches(runs) else { return nil }
+            return CachedResults(count: entryCount, runs: runs, head: first, tail: nil)
+        }
+        let url = url
+        let bodyOffset = headOffset + UInt64(headLength)
+        let tail = CachedResultsTail {
+            guard let handle = try? FileHandle(forReadingFrom: url) else { return .damaged }
+            defer { try? handle.close() }
+            guard (try? handle.seek(toOffset: bodyOffset)) != nil,
+                let bodyData = try? handle.read(upToCount: Int(bodyLength)),
+                bodyData.count == Int(bodyLength), CacheChecksum.of(bodyData) == UInt64(bitPattern: bodySum)
+            else { return .damaged }
+            var body = CacheReader(data: bodyData)
+            guard let rest = tables.entries(from: &body, count: entryCount - headCount), body.isAtEnd else {
+                return .damaged
+            }
+            let all = first + rest
+            guard ResultsEntry.areInOrder(all), SectionRuns(of: all).matches(runs) else { return .damaged }
+            return .complete(ResultsIndex(sorted: all))
+        }
+        return CachedResults(count: entryCount, runs: runs, head: first, tail: tail)
+    }
+}
+
+extension SectionRuns {
+    /// Whether `other` has the same sections with the same counts.
+    func matches(_ other: SectionRuns) -> Bool { sections == other.sections && counts == other.counts }
+}
+
+extension ResultsEntry {
+    /// Whether `entries` are strictly in order.
+    static func areInOrder(_ entries: [ResultsEntry]) -> Bool {
+        guard entries.count > 1 else { return true }
+        for offset in 1..<entries.count {
+            let (previous, entry) = (entries[offset - 1], entries[offset])
+            // The inline prefixes decide almost every pair without touching the order bytes.
+            if previous.orderPrefix != entry.orderPrefix {
+                if previous.orderPrefix > entry.orderPrefix { return false }
+                continue
+            }
+            if RowOrdering.compare(previous.order, entry.order) >= 0 { return false }
+        }
+        return true
+    }
+}
