@@ -23,6 +23,34 @@ private func stackWithWrittenCache(_ prefix: String, items count: Int) throws
     return (cacheDirectory, cacheName, stack, sections)
 }
 
+/// Saves `change` (plus one new item in section D) in another context of `stack`, merges the save into `view`,
+/// and checks that `controller` then holds what a fresh fetch gives and that its last batch, applied to
+/// `before`, gives the same.
+private func mergeChangeAndCheck(
+    _ stack: TestStack, into view: ManagedObjectContext, controller: FetchedResultsController<ManagedObject>,
+    recorder: ChangeRecorder, before: [[ManagedObjectID]], _ change: (ManagedObjectContext) throws -> Void
+) throws {
+    let importer = stack.context(name: "importer")
+    let save = try #require(try importer.performAndWait { () throws -> ContextDidSave? in
+        try change(importer)
+        let item = try importer.insertNewObject(forEntityName: "Item")
+        item["group"] = "D"
+        item["rank"] = Int64(5)
+        return try importer.saveCapturingDidSave()
+    })
+    try view.performAndWait {
+        view.mergeChanges(fromContextDidSave: save)
+        let oracle = FetchedResultsController(fetchRequest: itemRequest(), managedObjectContext: view,
+            sectionNameKeyPath: "group")
+        try oracle.performFetch()
+        let fresh = oracle.sectionedIDs
+        #expect(controller.sectionedIDs == fresh)
+        let batch = try #require(recorder.batches.last)
+        #expect(batch.changeset.applied(to: before) { batch.inserted[$0] } == fresh)
+        #expect(recorder.protocolErrors.isEmpty, "\(recorder.protocolErrors)")
+    }
+}
+
 /// The section cache. Serialized: the cache directory is one process-wide setting.
 @Suite(.serialized) struct FetchedResultsCacheTests {
     @Test func theSectionCacheIsUsedOnlyWhileEverythingItWasComputedFromIsUnchanged() throws {
@@ -124,24 +152,9 @@ private func stackWithWrittenCache(_ prefix: String, items count: Int) throws
             }
             return (controller, before)
         }
-        let importer = stack.context(name: "importer")
-        let save = try #require(try importer.performAndWait { () throws -> ContextDidSave? in
+        try mergeChangeAndCheck(stack, into: view, controller: controller, recorder: recorder, before: before) { importer in
             importer.delete(try importer.existingObject(with: before[0][0]))
             try importer.existingObject(with: before[2][3])["rank"] = Int64(-1)
-            let item = try importer.insertNewObject(forEntityName: "Item")
-            item["group"] = "D"
-            item["rank"] = Int64(5)
-            return try importer.saveCapturingDidSave()
-        })
-        try view.performAndWait {
-            view.mergeChanges(fromContextDidSave: save)
-            let oracle = FetchedResultsController(fetchRequest: itemRequest(), managedObjectContext: view,
-                sectionNameKeyPath: "group")
-            try oracle.performFetch()
-            let fresh = oracle.sectionedIDs
-            #expect(controller.sectionedIDs == fresh)
-            let batch = try #require(recorder.batches.last)
-            #expect(batch.changeset.applied(to: before) { batch.inserted[$0] } == fresh)
         }
     }
 
@@ -198,28 +211,12 @@ extension FetchedResultsCacheTests {
             return controller
         }
         // A change arrives before anything needed the body: it is placed among all the results.
-        let importer = stack.context(name: "importer")
-        let save = try #require(try importer.performAndWait { () throws -> ContextDidSave? in
+        try mergeChangeAndCheck(stack, into: view, controller: controller, recorder: recorder, before: first) { importer in
             importer.delete(try importer.existingObject(with: first[3][700]))
             try importer.existingObject(with: first[2][5])["rank"] = Int64(-1)
             try importer.existingObject(with: first[1][600])["group"] = "A"
-            let item = try importer.insertNewObject(forEntityName: "Item")
-            item["group"] = "D"
-            item["rank"] = Int64(5)
-            return try importer.saveCapturingDidSave()
-        })
-        try view.performAndWait {
-            view.mergeChanges(fromContextDidSave: save)
-            #expect(controller.pendingCachedResults == nil)
-            let oracle = FetchedResultsController(fetchRequest: itemRequest(), managedObjectContext: view,
-                sectionNameKeyPath: "group")
-            try oracle.performFetch()
-            let fresh = oracle.sectionedIDs
-            #expect(controller.sectionedIDs == fresh)
-            let batch = try #require(recorder.batches.last)
-            #expect(batch.changeset.applied(to: first) { batch.inserted[$0] } == fresh)
-            #expect(recorder.protocolErrors.isEmpty, "\(recorder.protocolErrors)")
         }
+        try view.performAndWait { #expect(controller.pendingCachedResults == nil) }
     }
 
     /// A byte flipped in the body (the file's size and head intact): the body's checksum refuses it when it
