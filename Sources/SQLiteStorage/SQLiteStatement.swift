@@ -14,6 +14,9 @@ public final class SQLiteStatement {
 
     private var statement: OpaquePointer?
     private let connection: ConnectionHandle
+    /// Bytes bound without a copy by ``bind(textInScratch:at:)``; made on first use, freed after `finalize`
+    /// (the statement's `deinit` finalizes before its properties go).
+    var scratch: BindingScratch?
 
     init(statement: OpaquePointer, sql: String, connection: ConnectionHandle) {
         self.statement = statement
@@ -38,7 +41,7 @@ public final class SQLiteStatement {
     }
 
     @inline(__always)
-    private func live() throws(SQLiteError) -> OpaquePointer {
+    func live() throws(SQLiteError) -> OpaquePointer {
         guard let statement, connection.db != nil else {
             throw SQLiteError.closed(sql: sql, path: connection.path)
         }
@@ -46,7 +49,7 @@ public final class SQLiteStatement {
     }
 
     @inline(__always)
-    private func check(_ rc: Int32) throws(SQLiteError) {
+    func check(_ rc: Int32) throws(SQLiteError) {
         guard rc == SQLITE_OK else { throw bindError(rc) }
     }
 

@@ -44,6 +44,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Relationships changed since the last save, by index.
     var changedRelationships: IndexBits = []
     var insertedFlag = false
+    /// The ``PendingChanges/generation`` of the pending-change record that holds this object as inserted;
+    /// 0 when none does (see ``PendingChanges/note(_:_:)``).
+    var pendingInsertMark: UInt64 = 0
     /// Whether ``awakeFromInsert()`` has run: it runs once in an object's life.
     var hasAwokenFromInsert = false
     var deletedFlag = false
@@ -139,14 +142,19 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     }
 
     func setValue(_ value: AttributeValue, at index: Int) {
-        let context = managedObjectContext  // a weak reference: loaded once
-        context?.checkQueue("setting \(entity.name).\(entity.attributes[index].name)")
-        if faultFlag { context?.fulfillFault(self) }
+        guard let context = managedObjectContext else {  // a weak reference: loaded once
+            if storage[index].isIdentical(to: value) { return }
+            storage[index] = value
+            if !entity.attributeKinds[index].isTransient { changedAttributes.insert(index) }
+            return
+        }
+        context.checkQueue("setting \(entity.name).\(entity.attributes[index].name)")
+        if faultFlag { context.fulfillFault(self) }
         if storage[index].isIdentical(to: value) { return }
-        context?.undoWillChange(self, attribute: index)
+        context.undoWillChange(self, attribute: index)
         storage[index] = value
         if !entity.attributeKinds[index].isTransient { changedAttributes.insert(index) }
-        context?.objectDidChange(self)
+        context.objectDidChange(self)
     }
 
     /// The persistent values changed since the object was last saved or fetched, by key.
@@ -228,14 +236,17 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     private func validateModelRules() throws(ObjectGraphError) {
         var failures: [ValidationFailure] = []
-        for check in entity.valueChecks where !check.passesQuickly(storage[check.index]) {
+        let values = storage  // read once, not once per attribute
+        for check in entity.valueChecks where !check.passesQuickly(values[check.index]) {
             let attribute = entity.attributes[check.index]
-            if let reason = attribute.validationFailureReason(for: storage[check.index]) {
+            if let reason = attribute.validationFailureReason(for: values[check.index]) {
                 failures.append(ValidationFailure(objectID: objectID, key: attribute.name, reason: reason))
             }
         }
-        let related = managedObjectContext?.relationshipFailures(inserted: [self], updated: [], deleted: []) ?? []
-        failures += related
+        // An entity without relationships has no relationship rules to break.
+        if !entity.relationships.isEmpty {
+            failures += managedObjectContext?.relationshipFailures(inserted: [self], updated: [], deleted: []) ?? []
+        }
         if !failures.isEmpty { throw .validation(failures) }
     }
 
@@ -257,7 +268,9 @@ extension AttributeValue {
     func isIdentical(to other: AttributeValue) -> Bool {
         switch (self, other) {
         case (.null, .null): return true
-        case let (.string(lhs), .string(rhs)): return lhs.utf8.elementsEqual(rhs.utf8)
+        case let (.string(lhs), .string(rhs)):
+            // The counts first: O(1) for native strings, and they differ for most new values.
+            return lhs.utf8.count == rhs.utf8.count && lhs.utf8.elementsEqual(rhs.utf8)
         case (.null, _), (_, .null), (.string, _), (_, .string): return false
         default: return self == other
         }

@@ -1,8 +1,17 @@
 import Foundation
+import Synchronization
 
 /// Changes recorded since the context last processed pending changes.
+///
+/// Each value has its own ``generation``, and an object recorded as inserted carries it
+/// (``ManagedObject/pendingInsertMark``): so the note that every `setValue` makes for an inserted object —
+/// which changes nothing while the insertion is still to be reported — is answered without a hash lookup.
 struct PendingChanges {
     enum Kind { case inserted, updated, deleted, refreshed }
+
+    /// Distinguishes this record from every other one in the process (never 0, the mark of no record).
+    let generation = PendingChanges.generations.add(1, ordering: .relaxed).newValue
+    private static let generations = Atomic<UInt64>(0)
 
     var inserted: [ObjectIdentifier: ManagedObject] = [:]
     var updated: [ObjectIdentifier: ManagedObject] = [:]
@@ -18,11 +27,15 @@ struct PendingChanges {
     /// and then deleted before anyone was told is not reported at all; an inserted object that changes is
     /// still just inserted; a deleted object is only deleted.
     mutating func note(_ object: ManagedObject, _ kind: Kind) {
+        // The object's mark equals this record's generation only while `inserted` holds it: an update or
+        // refresh of it is then already covered by the insertion.
+        if kind == .updated || kind == .refreshed, object.pendingInsertMark == generation { return }
         let key = ObjectIdentifier(object)
         switch kind {
         case .inserted:
-            deleted[key] = nil
+            if !deleted.isEmpty { deleted[key] = nil }
             inserted[key] = object
+            object.pendingInsertMark = generation
         case .updated:
             if inserted[key] == nil, deleted[key] == nil { updated[key] = object }
         case .refreshed:
@@ -31,6 +44,7 @@ struct PendingChanges {
             updated[key] = nil
             refreshed[key] = nil
             if inserted.removeValue(forKey: key) == nil { deleted[key] = object }
+            if object.pendingInsertMark == generation { object.pendingInsertMark = 0 }
         }
     }
 }

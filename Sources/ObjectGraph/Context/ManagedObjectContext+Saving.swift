@@ -68,9 +68,14 @@ extension ManagedObjectContext {
         }
 
         // The store committed: from here on nothing can fail.
-        var snapshots: [ManagedObjectID: RowSnapshot] = [:]
+        // Saved objects and the values they now hold; their snapshots are made once their relationships are
+        // recorded, below.
+        var saved: [(object: ManagedObject, values: [AttributeValue])] = []
+        saved.reserveCapacity(inserted.count + updated.count)
         var insertedIDs: Set<ManagedObjectID> = []
+        insertedIDs.reserveCapacity(inserted.count)
         var permanentIDs: [ManagedObjectID: ManagedObjectID] = [:]
+        permanentIDs.reserveCapacity(inserted.count)
         let remembersTemporaryIDs = isParentOfChildren.load(ordering: .relaxed)
         for (object, insert) in zip(inserted, request.inserts) {
             guard let permanent = result.permanentIDs[object.objectID] else { continue }
@@ -83,35 +88,39 @@ extension ManagedObjectContext {
             registry[permanent] = object
             object.insertedFlag = false
             object.changedAttributes = []
-            let values = object.adoptExternalReferences(result.externalValues[permanent], saved: insert.values)
+            let external = result.externalValues.isEmpty ? nil : result.externalValues[permanent]
+            let values = object.adoptExternalReferences(external, saved: insert.values)
             object.committed = values
             object.rowVersion = result.versions[permanent] ?? 1
             insertedIDs.insert(permanent)
-            snapshots[permanent] = RowSnapshot(objectID: permanent, values: values, version: object.rowVersion)
+            saved.append((object, values))
         }
         var updatedIDs: Set<ManagedObjectID> = []
         for (object, update) in zip(updated, request.updates) {
             object.changedAttributes = []
-            let values = object.adoptExternalReferences(result.externalValues[object.objectID], saved: update.values)
+            let external = result.externalValues.isEmpty ? nil : result.externalValues[object.objectID]
+            let values = object.adoptExternalReferences(external, saved: update.values)
             object.committed = values
             object.rowVersion = result.versions[object.objectID] ?? object.rowVersion + 1
             updatedIDs.insert(object.objectID)
-            snapshots[object.objectID] = RowSnapshot(objectID: object.objectID, values: values, version: object.rowVersion)
+            saved.append((object, values))
         }
         var deletedIDs: Set<ManagedObjectID> = []
         for object in deleted {
             registry[object.objectID] = nil
             deletedIDs.insert(object.objectID)
         }
-        insertedObjectsByIdentity.removeAll()
+        // Kept for the next batch of inserts: a context that saved this many objects will likely insert as many.
+        insertedObjectsByIdentity.removeAll(keepingCapacity: true)
         updatedObjectsByIdentity.removeAll()
         deletedObjectsByIdentity.removeAll()
         // Now that every inserted object has its permanent ID, record what the store holds.
         for object in inserted + updated { recordStoredRelationships(object) }
-        for id in snapshots.keys {
-            guard let object = registry[id], let row = snapshots[id] else { continue }
-            snapshots[id] = RowSnapshot(objectID: id, values: row.values, version: row.version,
-                toOne: object.storedToOne)
+        var snapshots: [ManagedObjectID: RowSnapshot] = [:]
+        snapshots.reserveCapacity(saved.count)
+        for (object, values) in saved {
+            let id = object.objectID
+            snapshots[id] = RowSnapshot(objectID: id, values: values, version: object.rowVersion, toOne: object.storedToOne)
         }
         for object in inserted + updated { object.didSave() }
         for object in deleted {
@@ -147,8 +156,11 @@ extension ManagedObjectContext {
             request.inserts.append(.init(temporaryID: object.objectID, entity: object.entity,
                 values: persistentValues(object), toOne: toOneForSave(object),
                 permanentID: object.objectID.isTemporaryID ? nil : object.objectID))
-            request.joinChanges += joinChanges(for: object)
-            request.orderChanges += orderChanges(for: object)
+            // Only changed relationships have join-table or order changes.
+            if !object.changedRelationships.isEmpty {
+                request.joinChanges += joinChanges(for: object)
+                request.orderChanges += orderChanges(for: object)
+            }
         }
         for object in updated {
             request.updates.append(.init(objectID: object.objectID, entity: object.entity,
@@ -165,7 +177,9 @@ extension ManagedObjectContext {
     /// Values as the store keeps them: transient attributes are never saved.
     func persistentValues(_ object: ManagedObject) -> [AttributeValue] {
         var values = object.storage
-        for (index, attribute) in object.entity.attributes.enumerated() where attribute.isTransient {
+        let entity = object.entity
+        guard entity.persistentAttributeIndexes.count != entity.attributeKinds.count else { return values }
+        for index in entity.attributeKinds.indices where entity.attributeKinds[index].isTransient {
             values[index] = .null
         }
         return values

@@ -18,10 +18,18 @@ extension ManagedObjectContext {
         guard let model = persistentStoreCoordinator?.managedObjectModel else { return false }
         var constraintsByEntity: [String: [[Int]]] = [:]
         var byEntity: [String: [ManagedObject]] = [:]
+        // Inserts come in runs of one entity: its constraints are looked up by name once per run, not per object.
+        var runEntity: EntityDescription?
+        var runIsConstrained = false
         for object in insertedObjectsByIdentity.values {
-            let name = object.entity.name
-            if constraintsByEntity[name] == nil { constraintsByEntity[name] = constraints(of: object.entity, in: model) }
-            if constraintsByEntity[name]?.isEmpty == false { byEntity[name, default: []].append(object) }
+            let entity = object.entity
+            if entity !== runEntity {
+                let name = entity.name
+                if constraintsByEntity[name] == nil { constraintsByEntity[name] = constraints(of: entity, in: model) }
+                runIsConstrained = constraintsByEntity[name]?.isEmpty == false
+                runEntity = entity
+            }
+            if runIsConstrained { byEntity[entity.name, default: []].append(object) }
         }
         var conflicts: [ConstraintConflict] = []
         for name in byEntity.keys.sorted() {

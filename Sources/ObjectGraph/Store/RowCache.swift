@@ -42,8 +42,17 @@ struct RowCache {
     /// values are the same, and the newer snapshot may know more to-one destinations).
     mutating func insert(_ row: RowSnapshot) {
         let id = row.objectID
-        if let current = young[id] ?? old[id], current.version > row.version { return }
-        old[id] = nil
+        // One lookup per generation (an entry is in at most one of them), none in an empty old generation.
+        if let index = young.index(forKey: id) {
+            if young.values[index].version > row.version { return }
+            young.values[index] = row
+            rotateIfFull()
+            return
+        }
+        if !old.isEmpty, let index = old.index(forKey: id) {
+            if old.values[index].version > row.version { return }
+            old.remove(at: index)
+        }
         add(row, for: id)
     }
 
@@ -88,9 +97,17 @@ struct RowCache {
     private mutating func add(_ row: RowSnapshot, for id: ManagedObjectID) {
         guard capacity > 0 else { return }
         young[id] = row
-        if young.count >= max(capacity / 2, 1) {
+        rotateIfFull()
+    }
+
+    /// Makes the young generation the old one once it holds half the capacity.
+    private mutating func rotateIfFull() {
+        let half = max(capacity / 2, 1)
+        if young.count >= half {
             old = young
-            young = [:]
+            // It will fill up to `half` again: room for that (up to a bound, for very large capacities) at once,
+            // instead of growing and rehashing in steps.
+            young = Dictionary(minimumCapacity: min(half, 16_384))
         }
     }
 }

@@ -71,27 +71,48 @@ extension SQLiteStore {
         _ changes: ExternalDataChanges, _ result: inout StoreSaveResult
     ) throws {
         guard !inserts.isEmpty else { return }
+        // Inserts come in runs of one entity: what is looked up by entity name (its root, layout, statement) is
+        // looked up once per run, not per row — each lookup hashes the name.
         // Primary keys come from the root entity's row: a hierarchy shares one key space. Inserts that carry
         // a permanent ID obtained ahead of the save already have theirs (Z_MAX was bumped then).
-        var firstKey: [String: Int64] = [:]
         var counts: [String: Int64] = [:]
+        var runEntity: EntityDescription?
+        var runRoot = ""
+        var runCount: Int64 = 0
         for insert in inserts where insert.permanentID == nil {
-            counts[model.rootEntity(of: insert.entity).name, default: 0] += 1
+            if insert.entity !== runEntity {
+                if runCount > 0 { counts[runRoot, default: 0] += runCount }
+                runEntity = insert.entity
+                runRoot = model.rootEntity(of: insert.entity).name
+                runCount = 0
+            }
+            runCount += 1
         }
+        if runCount > 0 { counts[runRoot, default: 0] += runCount }
+        var firstKey: [String: Int64] = [:]
         for (name, count) in counts {
             guard let entity = model.entity(named: name) else { continue }
             firstKey[name] = try reserveKeys(for: entity, count: count, connection).lowerBound
         }
         // Every inserted object gets its key first, so rows can point at objects inserted by the same save.
         var keys: [Int64] = []
+        keys.reserveCapacity(inserts.count)
+        result.permanentIDs.reserveCapacity(result.permanentIDs.count + inserts.count)
+        runEntity = nil
+        var runNext: Int64 = 0
         for insert in inserts {
             let key: Int64
             if let preassigned = insert.permanentID?.primaryKey {
                 key = preassigned
             } else {
-                let root = model.rootEntity(of: insert.entity).name
-                key = firstKey[root, default: 1]
-                firstKey[root] = key + 1
+                if insert.entity !== runEntity {
+                    if runEntity != nil { firstKey[runRoot] = runNext }
+                    runEntity = insert.entity
+                    runRoot = model.rootEntity(of: insert.entity).name
+                    runNext = firstKey[runRoot, default: 1]
+                }
+                key = runNext
+                runNext = key + 1
             }
             keys.append(key)
             result.permanentIDs[insert.temporaryID] = ManagedObjectID(
@@ -99,25 +120,40 @@ extension SQLiteStore {
         }
         // One statement per entity for the whole save: looking it up by its SQL text would hash that per row.
         var statements: [String: SQLiteStatement] = [:]
+        result.versions.reserveCapacity(result.versions.count + inserts.count)
+        runEntity = nil
+        var runLayout: TableLayout?
+        var runStatement: SQLiteStatement?
         for (insert, key) in zip(inserts, keys) {
-            let layout = try layout(of: insert.entity)
+            let layout: TableLayout
+            let statement: SQLiteStatement
+            if insert.entity === runEntity, let runLayout, let runStatement {
+                layout = runLayout
+                statement = runStatement
+            } else {
+                layout = try self.layout(of: insert.entity)
+                if let reused = statements[insert.entity.name] {
+                    statement = reused
+                } else {
+                    statement = try connection.cachedStatement(layout.insertSQL)
+                    statements[insert.entity.name] = statement
+                }
+                runEntity = insert.entity
+                runLayout = layout
+                runStatement = statement
+            }
             let id = ManagedObjectID(entityName: insert.entity.name, storeIdentifier: storeIdentifier, primaryKey: key)
             let values = try encodedForInsert(insert.values, layout, changes)
             result.noteExternalValues(values, of: id, layout)
-            let statement: SQLiteStatement
-            if let reused = statements[insert.entity.name] {
-                reused.reset()
-                statement = reused
-            } else {
-                statement = try connection.cachedStatement(layout.insertSQL)
-                statements[insert.entity.name] = statement
-            }
+            // Every parameter is bound below; text goes through the statement's scratch space (no copy by SQLite).
+            statement.reset()
+            statement.prepareForScratchBinding()
             try statement.bind(int64: key, at: 1)
             try statement.bind(int64: Int64(layout.entityNumber), at: 2)
             try statement.bind(int64: 1, at: 3)
             var index: Int32 = 4
             for column in layout.columns {
-                try statement.bind(values[column.attributeIndex].sqliteValue, at: index)
+                try statement.bind(values[column.attributeIndex].sqliteValue, inScratchAt: index)
                 index += 1
             }
             _ = try bindForeignKeys(insert.toOne, layout: layout, statement: statement, from: index,
