@@ -14,10 +14,11 @@ struct RowPath: Equatable {
 struct ResultsObjectChange {
     let object: ManagedObject
     let type: FetchedResultsChangeType
-    /// The ID the object was placed under before the batch (nil for an insertion).
-    var oldID: ManagedObjectID?
-    /// Its ID after the batch (nil for a deletion).
-    var newID: ManagedObjectID?
+    /// The ID the object was placed under before the batch (nil for an insertion), in the controller's compact
+    /// form: nothing to reference-count while a batch's changes are sorted and copied.
+    var oldID: PlacedID?
+    /// Its ID after the batch (nil for a deletion), compact.
+    var newID: PlacedID?
     var oldIndex: Int?
     var newIndex: Int?
     var oldPath: RowPath?
@@ -28,9 +29,8 @@ extension AnyFetchedResultsController {
     /// A result that leaves its place in a batch: its placement and where it was.
     private struct Leaving {
         let object: ManagedObject
-        /// The ID it was placed under, compact and whole.
+        /// The ID it was placed under, compact.
         let placed: PlacedID
-        let id: ManagedObjectID
         let order: [UInt8]
         let section: Int32
         var oldIndex = 0
@@ -62,8 +62,8 @@ extension AnyFetchedResultsController {
             guard seen.insert(ObjectIdentifier(object)).inserted, let placed = placementID(of: object),
                 let order = placedOrders[placed], let (entry, position) = index.locate(placed, order: order)
             else { continue }
-            removed.append(Leaving(object: object, placed: placed, id: namespaces.id(for: placed), order: order,
-                section: entry.section, oldIndex: position))
+            removed.append(Leaving(object: object, placed: placed, order: order, section: entry.section,
+                oldIndex: position))
         }
         var changed = Array(change.insertedObjects) + Array(change.updatedObjects) + Array(change.refreshedObjects)
             + reidentified
@@ -87,8 +87,8 @@ extension AnyFetchedResultsController {
                 }
                 continue
             }
-            let leaving = Leaving(object: object, placed: placed, id: namespaces.id(for: placed), order: order,
-                section: entry.section, oldIndex: position)
+            let leaving = Leaving(object: object, placed: placed, order: order, section: entry.section,
+                oldIndex: position)
             guard matches else {
                 removed.append(leaving)
                 continue
@@ -111,12 +111,17 @@ extension AnyFetchedResultsController {
 
         // Take the leavers out and put the arrivals in.
         var newSectionArrivals: [ResultsEntry] = []
-        index.remove(atPositions: (removed + replaced).map(\.oldIndex))
-        for leaving in removed + replaced {
-            runs.removeOne(from: leaving.section)
-            placedOrders[leaving.placed] = nil
-            if leaving.id.isTemporaryID { temporaryPlacements[ObjectIdentifier(leaving.object)] = nil }
+        var leavingOldIndexes: [Int] = []
+        leavingOldIndexes.reserveCapacity(removed.count + replaced.count)
+        for leavers in [removed, replaced] {
+            for leaving in leavers {
+                leavingOldIndexes.append(leaving.oldIndex)
+                runs.removeOne(from: leaving.section)
+                placedOrders[leaving.placed] = nil
+                if namespaces.isTemporary(leaving.placed) { temporaryPlacements[ObjectIdentifier(leaving.object)] = nil }
+            }
         }
+        index.remove(atPositions: leavingOldIndexes)
         let arrivals = added + replaced.map(\.object)
         for object in arrivals {
             guard let entry = arrivingEntries[ObjectIdentifier(object)] else { continue }
@@ -140,7 +145,7 @@ extension AnyFetchedResultsController {
             return RowPath(section: section, row: row)
         }
         for leaving in removed {
-            changes.append(ResultsObjectChange(object: leaving.object, type: .delete, oldID: leaving.id,
+            changes.append(ResultsObjectChange(object: leaving.object, type: .delete, oldID: leaving.placed,
                 oldIndex: leaving.oldIndex, oldPath: oldPath(leaving.oldIndex)))
         }
         var arrivingNewIndexes: [Int] = []
@@ -149,7 +154,7 @@ extension AnyFetchedResultsController {
                 let offset = index.position(of: entry.placed, order: entry.order)
             else { continue }
             arrivingNewIndexes.append(offset)
-            changes.append(ResultsObjectChange(object: object, type: .insert, newID: namespaces.id(for: entry.placed),
+            changes.append(ResultsObjectChange(object: object, type: .insert, newID: entry.placed,
                 newIndex: offset,
                 newPath: rowPath(forGlobalIndex: offset)))
         }
@@ -163,19 +168,19 @@ extension AnyFetchedResultsController {
         }
         let inPlace = Self.replacedKeepingTheirPlace(
             replacedPlaces.map { ($0.leaving.oldIndex, $0.newIndex, $0.leaving.section == $0.entry.section) },
-            leavingOldIndexes: (removed + replaced).map(\.oldIndex).sorted(),
+            leavingOldIndexes: leavingOldIndexes.sorted(),
             arrivingNewIndexes: arrivingNewIndexes.sorted())
         for (offset, place) in replacedPlaces.enumerated() {
             changes.append(ResultsObjectChange(object: place.leaving.object,
-                type: inPlace.contains(offset) ? .update : .move, oldID: place.leaving.id,
-                newID: namespaces.id(for: place.entry.placed),
+                type: inPlace.contains(offset) ? .update : .move, oldID: place.leaving.placed,
+                newID: place.entry.placed,
                 oldIndex: place.leaving.oldIndex, newIndex: place.newIndex, oldPath: oldPath(place.leaving.oldIndex),
                 newPath: rowPath(forGlobalIndex: place.newIndex)))
         }
         for leaving in updatedInPlace {
             guard let offset = index.position(of: leaving.placed, order: leaving.order) else { continue }
-            changes.append(ResultsObjectChange(object: leaving.object, type: .update, oldID: leaving.id,
-                newID: leaving.id, oldIndex: leaving.oldIndex, newIndex: offset,
+            changes.append(ResultsObjectChange(object: leaving.object, type: .update, oldID: leaving.placed,
+                newID: leaving.placed, oldIndex: leaving.oldIndex, newIndex: offset,
                 oldPath: oldPath(leaving.oldIndex), newPath: rowPath(forGlobalIndex: offset)))
         }
         changes = avoidingSamePathMoves(changes, oldRuns: oldRuns, oldCount: oldCount)

@@ -56,7 +56,8 @@ extension AnyFetchedResultsController {
                 sectionChanges: deletedSections.map { .init(name: names[$0.element], index: $0.offset, type: .delete) }
                     + insertedSections.map { .init(name: names[$0.element], index: $0.offset, type: .insert) },
                 objectChanges: ordered.map {
-                    .init(objectID: ($0.type == .delete ? $0.oldID : $0.newID) ?? $0.object.objectID, type: $0.type,
+                    .init(objectID: ($0.type == .delete ? $0.oldID : $0.newID).map(namespaces.id(for:)) ?? $0.object.objectID,
+                        type: $0.type,
                         indexPath: $0.type == .insert ? nil : $0.oldPath?.indexPath,
                         newIndexPath: $0.type == .delete ? nil : $0.newPath?.indexPath)
                 },
@@ -64,12 +65,12 @@ extension AnyFetchedResultsController {
         }
         guard let delegate, delegate.tracksChanges else { return }
         if let snapshotDelegate = delegate as? any FetchedResultsControllerSnapshotDelegate {
-            let reloaded = ordered.filter { $0.type == .update }.compactMap(\.newID)
+            let reloaded = ordered.filter { $0.type == .update }.compactMap(\.newID).map(namespaces.id(for:))
             snapshotDelegate.controller(self, didChangeContentWith: makeSnapshot(reloaded: reloaded))
             return
         }
         if sectionNaming == nil, let differenceDelegate = delegate as? any FetchedResultsControllerDifferenceDelegate {
-            if let difference = Self.difference(of: ordered) {
+            if let difference = Self.difference(of: ordered, namespaces: namespaces) {
                 differenceDelegate.controller(self, didChangeContentWith: difference)
             }
             return
@@ -124,24 +125,26 @@ extension AnyFetchedResultsController {
 
     /// The batch as a difference of IDs: removals at old offsets, insertions at new ones, moves (and
     /// objects whose ID changed) as associated pairs.
-    static func difference(of changes: [ResultsObjectChange]) -> CollectionDifference<ManagedObjectID>? {
+    static func difference(of changes: [ResultsObjectChange], namespaces: IDNamespaces)
+        -> CollectionDifference<ManagedObjectID>?
+    {
         var steps: [CollectionDifference<ManagedObjectID>.Change] = []
         for change in changes {
             switch change.type {
             case .delete:
                 if let id = change.oldID, let offset = change.oldIndex {
-                    steps.append(.remove(offset: offset, element: id, associatedWith: nil))
+                    steps.append(.remove(offset: offset, element: namespaces.id(for: id), associatedWith: nil))
                 }
             case .insert:
                 if let id = change.newID, let offset = change.newIndex {
-                    steps.append(.insert(offset: offset, element: id, associatedWith: nil))
+                    steps.append(.insert(offset: offset, element: namespaces.id(for: id), associatedWith: nil))
                 }
             case .move, .update:
                 guard let oldID = change.oldID, let newID = change.newID, let old = change.oldIndex,
                     let new = change.newIndex, change.type == .move || oldID != newID
                 else { continue }
-                steps.append(.remove(offset: old, element: oldID, associatedWith: new))
-                steps.append(.insert(offset: new, element: newID, associatedWith: old))
+                steps.append(.remove(offset: old, element: namespaces.id(for: oldID), associatedWith: new))
+                steps.append(.insert(offset: new, element: namespaces.id(for: newID), associatedWith: old))
             }
         }
         return CollectionDifference(steps)

@@ -110,10 +110,10 @@ extension AnyFetchedResultsController {
                 if let offset = member.change {
                     reclassify(offset, as: stays ? .update : .move)
                 } else if !stays {
-                    let id = namespaces.id(for: index[member.new].placed)
-                    guard let object = try? managedObjectContext.object(with: id) else { continue }
+                    let placed = index[member.new].placed
+                    guard let object = try? managedObjectContext.object(with: namespaces.id(for: placed)) else { continue }
                     let (oldSection, oldRow) = scratchOldRuns.locate(member.old)
-                    extraMoves.append(ResultsObjectChange(object: object, type: .move, oldID: id, newID: id,
+                    extraMoves.append(ResultsObjectChange(object: object, type: .move, oldID: placed, newID: placed,
                         oldIndex: member.old, newIndex: member.new,
                         oldPath: RowPath(section: oldSection, row: oldRow),
                         newPath: rowPath(forGlobalIndex: member.new)))

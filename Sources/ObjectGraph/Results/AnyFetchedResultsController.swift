@@ -100,7 +100,8 @@ open class AnyFetchedResultsController {
     /// Attribute positions of the keys the controller reads, per entity (see ``keyPlaces(of:)``).
     struct KeyPlaces {
         let sort: [Int?]
-        let section: [String: Int]
+        /// One per key of the section naming, in its order.
+        let section: [Int?]
     }
     var keyPlacesByEntity: [String: KeyPlaces] = [:] {
         didSet { lastKeyPlaces = nil }
@@ -291,8 +292,8 @@ open class AnyFetchedResultsController {
     func sectionNumber(of object: ManagedObject) -> Int32 {
         guard let naming = sectionNaming else { return names.number(for: "") }
         let places = keyPlaces(of: object.entity)
-        return names.number(for: naming.name { key in
-            if let index = places.section[key] { return object.value(at: index) }
+        return names.number(for: naming.name { position, key in
+            if let index = places.section[position] { return object.value(at: index) }
             return Self.value(of: key, on: object)
         })
     }
@@ -308,10 +309,7 @@ open class AnyFetchedResultsController {
             return places
         }
         let sort = ordering.criteria.map { $0.key.contains(".") ? nil : entity.attributeIndex(named: $0.key) }
-        var section: [String: Int] = [:]
-        for key in sectionNaming?.keys ?? [] where !key.contains(".") {
-            if let index = entity.attributeIndex(named: key) { section[key] = index }
-        }
+        let section = (sectionNaming?.keys ?? []).map { $0.contains(".") ? nil : entity.attributeIndex(named: $0) }
         let places = KeyPlaces(sort: sort, section: section)
         keyPlacesByEntity[entity.name] = places
         lastKeyPlaces = (entity, places)

@@ -47,11 +47,12 @@ public struct SectionNaming: Sendable, CustomStringConvertible {
         }
     }
 
-    /// The name for an object or row whose values `read` returns.
-    func name(reading read: (String) -> AttributeValue) -> String {
+    /// The name for an object or row whose values `read` returns, given each key's position in ``keys`` and
+    /// the key.
+    func name(reading read: (Int, String) -> AttributeValue) -> String {
         switch kind {
-        case .keyPath(let key): Self.text(of: read(key))
-        case .derived(let keys, let name): name(keys.map(read))
+        case .keyPath(let key): Self.text(of: read(0, key))
+        case .derived(let keys, let name): name(keys.enumerated().map(read))
         }
     }
 

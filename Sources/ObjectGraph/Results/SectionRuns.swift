@@ -13,6 +13,10 @@ struct SectionNames: Sendable {
             lastNumber = number
             return number
         }
+        return add(name)
+    }
+
+    private mutating func add(_ name: String) -> Int32 {
         let number = Int32(names.count)
         names.append(name)
         numbers[name] = number
