@@ -40,6 +40,8 @@ extension ManagedObjectContext {
             let end = request.fetchLimit > 0 ? min(start + request.fetchLimit, objects.count) : objects.count
             objects = Array(objects[start..<end])
         }
+        // Every object is a ManagedObject: a request for that class needs no per-object cast.
+        if Result.self == ManagedObject.self, let untyped = objects as Any as? [Result] { return untyped }
         var typed: [Result] = []
         typed.reserveCapacity(objects.count)
         for object in objects {
