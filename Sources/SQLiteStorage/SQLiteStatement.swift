@@ -297,6 +297,31 @@ public final class SQLiteStatement {
         }
     }
 
+    /// The column in its own storage class, read in place (see ``SQLiteColumnValue``: its bytes are valid
+    /// only until the statement moves on). Answers as ``value(at:)`` does, without copying text or blobs.
+    public func columnValue(at index: Int32) -> SQLiteColumnValue {
+        // One sqlite3_column_* call; the sqlite3_value_* reads that follow are plain field loads. The value is
+        // "unprotected" (no mutex), which is what this connection's multi-thread mode means anyway.
+        guard let statement, let value = sqlite3_column_value(statement, index) else { return .null }
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER:
+            return .integer(sqlite3_value_int64(value))
+        case SQLITE_FLOAT:
+            return .real(sqlite3_value_double(value))
+        case SQLITE3_TEXT:
+            // Text first, then its length (SQLite's advice: the length is of the converted form).
+            let chars = sqlite3_value_text(value)
+            let count = chars == nil ? 0 : Int(sqlite3_value_bytes(value))
+            return .text(UnsafeBufferPointer(start: chars, count: count))
+        case SQLITE_BLOB:
+            let bytes = sqlite3_value_blob(value)
+            let count = bytes == nil ? 0 : Int(sqlite3_value_bytes(value))
+            return .blob(UnsafeRawBufferPointer(start: bytes, count: count))
+        default:
+            return .null
+        }
+    }
+
     /// Every column of the current row.
     public func values() -> [SQLiteValue] {
         (0..<columnCount).map { value(at: $0) }

@@ -20,13 +20,22 @@ enum Profile {
             let file = try StoreFile.empty("profile-import-raw", index: workload == "import-raw" ? .none : .name)
             defer { file.remove() }
             _ = try ImportWorkload.raw(into: file, rows: rows, batchSize: 1000)
-        case "fetch-objects", "fetch-ids", "fetch-count":
-            let coordinator = try StoreFile.filled("people-\(count)", index: .name, count: count).coordinator()
+        case "fetch-objects", "fetch-ids", "fetch-count", "fetch-objects-noindex":
+            let index: PersonModel.Index = workload.hasSuffix("-noindex") ? .none : .name
+            let file = try StoreFile.filled(
+                "people-\(count)\(index == .none ? "-noindex" : "")", index: index, count: count)
+            let coordinator = try file.coordinator()
             switch workload {
-            case "fetch-objects": _ = try FetchWorkload.objects(coordinator)
+            case "fetch-objects", "fetch-objects-noindex": _ = try FetchWorkload.objects(coordinator)
             case "fetch-ids": _ = try FetchWorkload.ids(coordinator)
             default: _ = try FetchWorkload.count(coordinator)
             }
+        case "fetch-objects-raw", "fetch-objects-raw-noindex":
+            // The raw twin of fetch-objects: the same SELECT over the same store file, one small object per row.
+            let index: PersonModel.Index = workload.hasSuffix("-noindex") ? .none : .name
+            let file = try StoreFile.filled(
+                "people-\(count)\(index == .none ? "-noindex" : "")", index: index, count: count)
+            _ = try FetchWorkload.rawObjects(try RawConnection(path: file.path))
         case "controller":
             _ = try ControllerWorkload.objectGraph(count: count, rounds: 3)
         default:

@@ -22,8 +22,16 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     public let entity: EntityDescription
     /// The object's identity; temporary until its context saves it.
     public internal(set) var objectID: ManagedObjectID {
-        didSet { if oldValue != objectID { managedObjectContext?.objectIDGeneration &+= 1 } }
+        get { identity }
+        set {
+            let changed = identity != newValue
+            identity = newValue
+            if changed { managedObjectContext?.objectIDGeneration &+= 1 }
+        }
     }
+    /// The storage behind ``objectID``. Setting ``objectID`` tells the context that an ID changed; a fetch
+    /// that gives a brand-new object (of no context yet) its row's ID writes this directly.
+    var identity: ManagedObjectID
     /// The context the object belongs to (nil once deleted and saved, or after a reset).
     public internal(set) weak var managedObjectContext: ManagedObjectContext?
 
@@ -34,15 +42,15 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The row version of `committed`.
     var rowVersion: Int64 = 0
     /// Attributes changed since the last save, by index.
-    var changedAttributes: IndexBits = []
+    var changedAttributes = IndexBits()
     /// Relationship contents, in entity relationship order.
     var relationshipSlots: [RelationshipSlot]
     /// To-one destinations as last read from or written to the store.
     var storedToOne: [ManagedObjectID?]
     /// Many-to-many contents as last read from or written to the store, for join-table changes.
-    var storedToMany: [Int: [ManagedObjectID]] = [:]
+    var storedToMany = [Int: [ManagedObjectID]]()
     /// Relationships changed since the last save, by index.
-    var changedRelationships: IndexBits = []
+    var changedRelationships = IndexBits()
     var insertedFlag = false
     /// The ``PendingChanges/generation`` of the pending-change record that holds this object as inserted;
     /// 0 when none does (see ``PendingChanges/note(_:_:)``).
@@ -55,16 +63,21 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var faultHoldsValues = false
     /// Bytes read from external files, by attribute index, with the reference (in ``storage``) they were read
     /// for (see ``ExternalBinaryReference``).
-    var externalDataCache: [Int: (reference: AttributeValue, data: Data)] = [:]
+    var externalDataCache = [Int: (reference: AttributeValue, data: Data)]()
 
     /// Creates an object of `entity` and, when `context` is given, inserts it there (as Core Data's
     /// `init(entity:insertInto:)`). Every attribute starts with its default value.
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
         self.entity = entity
-        objectID = .makeTemporary(entityName: entity.name)
-        storage = entity.attributes.map(\.defaultValue)
-        relationshipSlots = entity.relationships.map { $0.isToMany ? .toMany(RelatedObjects()) : .toOne(nil) }
-        storedToOne = Array(repeating: nil, count: entity.relationships.count)
+        identity = .makeTemporary(entityName: entity.name)
+        storage = entity.defaultValues
+        if entity.relationships.isEmpty {
+            relationshipSlots = []
+            storedToOne = []
+        } else {
+            relationshipSlots = entity.relationships.map { $0.isToMany ? .toMany(RelatedObjects()) : .toOne(nil) }
+            storedToOne = Array(repeating: nil, count: entity.relationships.count)
+        }
         context?.insert(self)
     }
 

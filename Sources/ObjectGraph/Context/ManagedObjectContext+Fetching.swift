@@ -22,11 +22,8 @@ extension ManagedObjectContext {
             entity: entity, predicate: request.predicate, sortCriteria: request.sortCriteria,
             limit: needsMemoryPass ? 0 : request.fetchLimit, offset: needsMemoryPass ? 0 : request.fetchOffset,
             includesSubentities: request.includesSubentities, stores: request.affectedStores)
-        let model = persistentStoreCoordinator?.managedObjectModel
-        var objects = rows.map {
-            materialize($0, entity: model?.entity(named: $0.objectID.entityName) ?? entity,
-                asFault: request.returnsObjectsAsFaults, withValues: request.includesPropertyValues)
-        }
+        var objects = materialize(rows, entity: entity, asFault: request.returnsObjectsAsFaults,
+            withValues: request.includesPropertyValues)
         prefetch(request.relationshipKeyPathsForPrefetching, for: objects)
 
         if needsMemoryPass {
@@ -43,6 +40,8 @@ extension ManagedObjectContext {
             let end = request.fetchLimit > 0 ? min(start + request.fetchLimit, objects.count) : objects.count
             objects = Array(objects[start..<end])
         }
+        // Every object is a ManagedObject: a request for that class needs no per-object cast.
+        if Result.self == ManagedObject.self, let untyped = objects as Any as? [Result] { return untyped }
         var typed: [Result] = []
         typed.reserveCapacity(objects.count)
         for object in objects {
@@ -105,6 +104,34 @@ extension ManagedObjectContext {
             limit: request.fetchLimit, offset: request.fetchOffset, includesSubentities: request.includesSubentities,
             stores: request.affectedStores, model: model
         ).map(\.objectID)
+    }
+
+    /// The registered objects for fetched `rows` of `entity` (or of its sub-entities, which the rows name), in
+    /// order; see ``materialize(_:entity:asFault:withValues:)``.
+    private func materialize(_ rows: [RowSnapshot], entity: EntityDescription, asFault: Bool, withValues: Bool)
+        -> [ManagedObject]
+    {
+        let model = persistentStoreCoordinator?.managedObjectModel
+        // Room for every row at once, so the uniquing table grows once rather than doubling its way up.
+        registry.reserveCapacity(registry.count + rows.count)
+        var objects: [ManagedObject] = []
+        objects.reserveCapacity(rows.count)
+        // Only an entity with sub-entities has rows of other entities; then look the entity up when the name
+        // changes.
+        let mixed = model.map { !$0.subentities(of: entity).isEmpty } ?? false
+        var rowEntity = entity
+        var rowEntityName = entity.name
+        // Through the buffer, so that each row is lent to materialize rather than copied out of the array.
+        rows.withUnsafeBufferPointer { rows in
+            for index in rows.indices {
+                if mixed, rows[index].objectID.entityName != rowEntityName {
+                    rowEntity = model?.entity(named: rows[index].objectID.entityName) ?? entity
+                    rowEntityName = rowEntity.name
+                }
+                objects.append(materialize(rows[index], entity: rowEntity, asFault: asFault, withValues: withValues))
+            }
+        }
+        return objects
     }
 
     /// Loads the destinations of to-one relationships `keys` of `objects` with one store query per

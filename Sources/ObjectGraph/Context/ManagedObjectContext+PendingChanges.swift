@@ -150,48 +150,47 @@ extension ManagedObjectContext {
     /// The registered object for a stored row, created (and registered) from the row when there is none.
     /// A registered object keeps its in-memory state, as Core Data does. With `asFault`, a new object is a
     /// fault holding the row's values (firing it costs no query); with `withValues` false, a bare fault.
-    func materialize(_ row: RowSnapshot, entity: EntityDescription, asFault: Bool, withValues: Bool = true)
+    func materialize(_ row: borrowing RowSnapshot, entity: EntityDescription, asFault: Bool, withValues: Bool = true)
         -> ManagedObject
     {
-        if registry[row.objectID] == nil, asFault || !withValues {
-            let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
-            object.objectID = row.objectID
-            object.managedObjectContext = self
-            object.faultFlag = true
-            if withValues {
-                object.storage = row.values
-                object.committed = row.values
-                object.rowVersion = row.version
-                object.adoptStoredRelationships(row)
-                object.faultHoldsValues = true
-            }
-            registry[row.objectID] = object
-            return object
+        if let existing = registry[row.objectID] { return loaded(existing, from: row) }
+        let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
+        guard asFault || !withValues else { return registerFetched(object, row) }
+        object.identity = row.objectID
+        object.managedObjectContext = self
+        object.faultFlag = true
+        if withValues {
+            object.adoptRow(row)
+            object.faultHoldsValues = true
         }
-        return materialize(row, entity: entity)
+        registry[row.objectID] = object
+        return object
     }
 
     /// The registered object for a stored row, created fully loaded when there is none.
     func materialize(_ row: RowSnapshot, entity: EntityDescription) -> ManagedObject {
-        if let existing = registry[row.objectID] {
-            if existing.faultFlag {
-                existing.faultFlag = false
-                existing.faultHoldsValues = false
-                existing.storage = row.values
-                existing.committed = row.values
-                existing.rowVersion = row.version
-                existing.adoptStoredRelationships(row)
-                existing.awakeFromFetch()
-            }
-            return existing
+        if let existing = registry[row.objectID] { return loaded(existing, from: row) }
+        return registerFetched(entity.managedObjectClass.init(entity: entity, insertInto: nil), row)
+    }
+
+    /// A registered object for a stored row: a fault is filled from the row; any other object keeps its
+    /// in-memory state.
+    private func loaded(_ existing: ManagedObject, from row: borrowing RowSnapshot) -> ManagedObject {
+        if existing.faultFlag {
+            existing.faultFlag = false
+            existing.faultHoldsValues = false
+            existing.adoptRow(row)
+            existing.awakeFromFetch()
         }
-        let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
-        object.objectID = row.objectID
+        return existing
+    }
+
+    /// Registers `object`, just created for `row` and of no context yet, as the row's loaded object.
+    private func registerFetched(_ object: ManagedObject, _ row: borrowing RowSnapshot) -> ManagedObject {
+        // A new object belongs to no context, so giving it its permanent ID changes no ID a context knows.
+        object.identity = row.objectID
         object.managedObjectContext = self
-        object.storage = row.values
-        object.committed = row.values
-        object.rowVersion = row.version
-        object.adoptStoredRelationships(row)
+        object.adoptRow(row)
         registry[row.objectID] = object
         object.awakeFromFetch()
         return object
@@ -207,12 +206,20 @@ extension ManagedObject {
         storedToMany = [:]
     }
 
+    /// Takes a stored row's values, version and relationships (see ``adoptStoredRelationships(_:)``).
+    func adoptRow(_ row: borrowing RowSnapshot) {
+        storage = row.values
+        committed = row.values
+        rowVersion = row.version
+        adoptStoredRelationships(row)
+    }
+
     /// Takes a stored row's to-one destinations, and turns relationships not changed here into faults.
     func adoptStoredRelationships(_ row: RowSnapshot) {
         for index in entity.relationships.indices {
             if index < row.toOne.count { storedToOne[index] = row.toOne[index] }
             if !changedRelationships.contains(index) { relationshipSlots[index] = .fault }
         }
-        storedToMany = storedToMany.filter { changedRelationships.contains($0.key) }
+        if !storedToMany.isEmpty { storedToMany = storedToMany.filter { changedRelationships.contains($0.key) } }
     }
 }

@@ -20,7 +20,7 @@ extension ManagedObjectContext {
             updatedObjectsByIdentity[ObjectIdentifier(object)] = nil
             object.changedAttributes = []
             object.discardRelationshipChanges()
-            object.storage = object.entity.attributes.map(\.defaultValue)
+            object.storage = object.entity.defaultValues
             object.externalDataCache = [:]
             object.faultFlag = true
             object.didTurnIntoFault()

@@ -69,9 +69,16 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { uriRepresentation.absoluteString }
 
+    /// Equal IDs name the same object: same key, kind, entity and store. The key is compared first, as it
+    /// almost always tells two IDs apart (and the strings usually share their storage when it does not).
+    public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
+        lhs.key == rhs.key && lhs.isTemporaryID == rhs.isTemporaryID && lhs.entityName == rhs.entityName
+            && lhs.storeIdentifier == rhs.storeIdentifier
+    }
+
+    /// Hashes the key alone: it tells IDs apart nearly always, and a uniquing table hashes every fetched ID.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(key)
-        hasher.combine(isTemporaryID)
     }
 
     /// Orders IDs as fetches break ties: permanent IDs by primary key, then temporary IDs by creation; equal

@@ -124,7 +124,7 @@ extension ManagedObjectContext {
         for object in objects where object.managedObjectContext === self && !object.faultFlag && !object.hasChanges {
             object.willTurnIntoFault()
             object.discardRelationshipChanges()
-            let defaults = object.entity.attributes.map(\.defaultValue)
+            let defaults = object.entity.defaultValues
             object.storage = defaults
             object.committed = defaults
             object.faultHoldsValues = false

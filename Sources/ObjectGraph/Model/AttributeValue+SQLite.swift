@@ -29,36 +29,69 @@ extension AttributeValue {
     /// Values that do not fit the declared type (a store edited by hand, say) come back as they are stored,
     /// never as a crash.
     public init(sqliteValue: SQLiteValue, type: AttributeType) {
-        switch (sqliteValue, type) {
-        case (.null, _):
-            self = .null
-        case (.integer(let value), .boolean):
-            self = .boolean(value != 0)
-        case (.integer(let value), .double), (.integer(let value), .float):
-            self = .double(Double(value))
-        case (.integer(let value), .decimal):
-            self = .decimal(Decimal(value))
-        case (.real(let value), .decimal):
+        switch sqliteValue {
+        case .null: self = .null
+        case .integer(let value): self = Self(storedInteger: value, type: type)
+        case .real(let value): self = Self(storedReal: value, type: type)
+        case .text(let value): self = Self(storedText: value, type: type)
+        case .blob(let bytes): self = bytes.withUnsafeBytes { Self(storedBlob: $0, type: type) }
+        }
+    }
+
+    /// Reads a column of a statement's current row as a value of `type`, exactly as
+    /// ``init(sqliteValue:type:)`` reads the same column's ``SQLiteValue``, but without the intermediate
+    /// copy: what a fetch runs for every column of every row.
+    init(column: SQLiteColumnValue, type: AttributeType) {
+        switch column {
+        case .null: self = .null
+        case .integer(let value): self = Self(storedInteger: value, type: type)
+        case .real(let value): self = Self(storedReal: value, type: type)
+        case .text(let utf8): self = Self(storedText: String(decoding: utf8, as: UTF8.self), type: type)
+        case .blob(let bytes): self = Self(storedBlob: bytes, type: type)
+        }
+    }
+
+    /// A stored INTEGER as `type`: Booleans, reals, decimals and dates are kept as integers by SQLite.
+    private init(storedInteger value: Int64, type: AttributeType) {
+        switch type {
+        case .boolean: self = .boolean(value != 0)
+        case .double, .float: self = .double(Double(value))
+        case .decimal: self = .decimal(Decimal(value))
+        case .date: self = .date(Date(timeIntervalSinceReferenceDate: TimeInterval(value)))
+        default: self = .integer(value)
+        }
+    }
+
+    /// A stored REAL as `type`; an integer attribute holding a whole REAL reads as that integer.
+    private init(storedReal value: Double, type: AttributeType) {
+        switch type {
+        case .decimal:
             // Through the shortest decimal text, so 19.99 reads back as 19.99, not 19.990000000000002.
             self = .decimal(Decimal(string: String(value)) ?? Decimal(value))
-        case (.integer(let value), .date):
-            self = .date(Date(timeIntervalSinceReferenceDate: TimeInterval(value)))
-        case (.integer(let value), _):
-            self = .integer(value)
-        case (.real(let value), .date):
+        case .date:
             self = .date(Date(timeIntervalSinceReferenceDate: value))
-        case (.real(let value), .integer16), (.real(let value), .integer32), (.real(let value), .integer64):
+        case .integer16, .integer32, .integer64:
             self = value.rounded() == value && abs(value) < 9.2e18 ? .integer(Int64(value)) : .double(value)
-        case (.real(let value), _):
+        default:
             self = .double(value)
-        case (.text(let value), .uri):
-            self = URL(string: value).map(AttributeValue.uri) ?? .string(value)
-        case (.text(let value), _):
+        }
+    }
+
+    /// Stored TEXT as `type`: a URL when it is one and parses, a string otherwise.
+    private init(storedText value: String, type: AttributeType) {
+        if type == .uri, let url = URL(string: value) {
+            self = .uri(url)
+        } else {
             self = .string(value)
-        case (.blob(let bytes), .uuid) where bytes.count == 16:
+        }
+    }
+
+    /// A stored BLOB as `type`: a UUID when it is one and has 16 bytes, bytes otherwise.
+    private init(storedBlob bytes: UnsafeRawBufferPointer, type: AttributeType) {
+        if type == .uuid, bytes.count == 16 {
             self = .uuid(UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
                 bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])))
-        case (.blob(let bytes), _):
+        } else {
             self = .binary(Data(bytes))
         }
     }

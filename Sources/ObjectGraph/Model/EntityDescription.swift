@@ -48,6 +48,9 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
     /// Indexes (into ``attributes``) of the attributes whose values an SQLite store may keep in files
     /// (``AttributeDescription/allowsExternalBinaryDataStorage``); usually empty.
     let externalBinaryAttributeIndexes: [Int]
+    /// Every attribute's default value, in attribute order: a new object starts with this array (sharing
+    /// its buffer until a value changes) instead of building one per object.
+    let defaultValues: [AttributeValue]
 
     /// Creates an entity from its own properties.
     ///
@@ -87,6 +90,7 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
         valueChecks = Self.valueChecks(attributes)
         attributeKinds = attributes.map { ($0.attributeType, $0.isTransient) }
         externalBinaryAttributeIndexes = attributes.indices.filter { attributes[$0].storesBinaryExternally }
+        defaultValues = attributes.map(\.defaultValue)
     }
 
     /// The same entity with `parent`'s (resolved) properties inherited, and its class replaced by
@@ -115,6 +119,7 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
         valueChecks = Self.valueChecks(allAttributes)
         attributeKinds = allAttributes.map { ($0.attributeType, $0.isTransient) }
         externalBinaryAttributeIndexes = allAttributes.indices.filter { allAttributes[$0].storesBinaryExternally }
+        defaultValues = allAttributes.map(\.defaultValue)
     }
 
     private static func valueChecks(_ attributes: [AttributeDescription]) -> [AttributeValueCheck] {

@@ -13,8 +13,10 @@ extension SQLiteStore {
             try sqlite {
                 let statement = try Self.fetchStatement(sql, bindings, on: connection)
                 var rows: [RowSnapshot] = []
+                // A table of this entity alone holds no other entity's rows: no Z_ENT to look up per row.
+                let soleLayout = layout.holdsOnlyThisEntity ? layout : nil
                 while try statement.step() {
-                    let concrete = self.layout(forEntityNumber: Int(statement.int64(at: 1))) ?? layout
+                    let concrete = soleLayout ?? self.layout(forEntityNumber: Int(statement.int64(at: 1))) ?? layout
                     rows.append(concrete.snapshot(from: statement, storeIdentifier: storeIdentifier,
                         entityName: { self.layout(forEntityNumber: $0)?.entity.name }))
                 }

@@ -42,6 +42,10 @@ final class TableLayout: Sendable {
         let orderColumn: String?
     }
 
+    /// How a fetch reads the entity's values, one entry per attribute in attribute order: the result column
+    /// (`Z_PK, Z_ENT, Z_OPT` first) and the declared type; column -1 for a transient attribute (nil).
+    let valueReads: [(column: Int32, type: AttributeType)]
+
     /// Every column an insert or update writes, in order: attributes, then foreign keys and their entity columns.
     let writtenColumnNames: [String]
     /// The select list a fetch reads: `Z_PK, Z_ENT, Z_OPT`, then every table column.
@@ -64,6 +68,9 @@ final class TableLayout: Sendable {
         self.columns = columns
         self.entityNumbersWithDescendants = entityNumbersWithDescendants
         self.foreignKeys = foreignKeys
+        var reads = entity.attributes.map { (column: Int32(-1), type: $0.attributeType) }
+        for column in columns { reads[column.attributeIndex].column = Int32(column.position + 3) }
+        valueReads = reads
         let written = columns.map(\.name) + foreignKeys.flatMap { [$0.name] + ($0.entityColumn.map { [$0.name] } ?? []) }
         writtenColumnNames = written
         selectList = (["Z_PK", "Z_ENT", "Z_OPT"] + tableColumns.map(\.name)).joined(separator: ", ")
@@ -93,16 +100,18 @@ final class TableLayout: Sendable {
     func snapshot(
         from statement: SQLiteStatement, storeIdentifier: String, entityName: (Int) -> String? = { _ in nil }
     ) -> RowSnapshot {
-        var values = [AttributeValue](repeating: .null, count: entity.attributes.count)
-        for column in columns {
-            let type = entity.attributes[column.attributeIndex].attributeType
-            values[column.attributeIndex] = AttributeValue(
-                sqliteValue: statement.value(at: Int32(column.position + 3)), type: type)
+        // Each value is read in place (no intermediate SQLiteValue) and built once, in attribute order.
+        var values: [AttributeValue] = []
+        values.reserveCapacity(valueReads.count)
+        for read in valueReads {
+            values.append(read.column < 0 ? .null
+                : AttributeValue(column: statement.columnValue(at: read.column), type: read.type))
         }
         if let externalStorage {
             for index in entity.externalBinaryAttributeIndexes { values[index] = externalStorage.decode(values[index]) }
         }
-        var toOne = [ManagedObjectID?](repeating: nil, count: entity.relationships.count)
+        var toOne: [ManagedObjectID?] = []
+        if !entity.relationships.isEmpty { toOne = Array(repeating: nil, count: entity.relationships.count) }
         for key in foreignKeys where !statement.isNull(at: Int32(key.position + 3)) {
             let relationship = entity.relationships[key.relationshipIndex]
             let destination = key.entityColumn.flatMap { entityName(Int(statement.int64(at: Int32($0.position + 3)))) }
