@@ -16,8 +16,10 @@ extension RowOrdering {
         // At most: every text byte escaped, plus its class byte and terminator; 17 bytes for an integer.
         var capacity = 1 + 8 + 2 * entityName.utf8.count + 2 + 2 * storeIdentifier.utf8.count + 2
         for key in keys { capacity += Self.maximumEncodedCount(of: key) }
-        return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-            guard let base = buffer.baseAddress else { return }
+        // Written into scratch memory of the most it can take, then copied into an array of exactly its size (a
+        // controller keeps a million of these: room for escapes that did not happen would cost megabytes).
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer -> [UInt8] in
+            guard let base = buffer.baseAddress else { return [] }
             var writer = OrderByteWriter(base: base)
             for (index, key) in keys.enumerated() {
                 let start = writer.count
@@ -32,7 +34,7 @@ extension RowOrdering {
             writer.append(integer: id.key)
             entityName.withUTF8 { writer.appendEscaped($0) }
             if tieBreaksByStore { storeIdentifier.withUTF8 { writer.appendEscaped($0) } }
-            count = writer.count
+            return Array(UnsafeBufferPointer(start: base, count: writer.count))
         }
     }
 
@@ -62,7 +64,7 @@ extension RowOrdering {
     }
 }
 
-/// Writes order bytes through a pointer into memory sized beforehand (see
+/// Writes order bytes through a pointer into scratch memory sized beforehand (see
 /// ``RowOrdering/orderBytes(_:_:)``): no capacity check per byte.
 private struct OrderByteWriter {
     let base: UnsafeMutablePointer<UInt8>
