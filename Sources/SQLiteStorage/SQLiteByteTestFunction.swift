@@ -21,17 +21,9 @@ extension SQLiteConnection {
         name: String, deterministic: Bool,
         _ test: @escaping @Sendable (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>, Int64) -> Bool
     ) throws(SQLiteError) {
-        let db = try openDB(sql: nil)
-        var flags = SQLITE_UTF8
-        if deterministic { flags |= SQLITE_DETERMINISTIC }
-        let context = Unmanaged.passRetained(ByteTestBox(test)).toOpaque()
-        // SQLite calls the destructor itself when registration fails, so the box is not released here.
-        let rc = sqlite3_create_function_v2(db, name, 3, flags, context, callByteTest, nil, nil, releaseByteTest)
-        guard rc == SQLITE_OK else {
-            var failure = error(rc, sql: nil)
-            failure.message += " (registering function \(name)/3)"
-            throw failure
-        }
+        try createFunction(name: name, argumentCount: 3, deterministic: deterministic,
+            context: Unmanaged.passRetained(ByteTestBox(test)).toOpaque(), call: callByteTest,
+            release: releaseByteTest)
     }
 }
 

@@ -21,14 +21,30 @@ extension SQLiteConnection {
         name: String, argumentCount: Int32, deterministic: Bool, innocuous: Bool = false,
         _ body: @escaping @Sendable ([SQLiteValue]) -> SQLiteValue
     ) throws(SQLiteError) {
-        let db = try openDB(sql: nil)
+        try createFunction(name: name, argumentCount: argumentCount, deterministic: deterministic,
+            innocuous: innocuous, context: Unmanaged.passRetained(FunctionBox(body)).toOpaque(),
+            call: callSwiftFunction, release: releaseSwiftFunction)
+    }
+
+    /// Registers the C entry point `call` as the scalar function `name`, with `context` (a retained box that
+    /// `release` lets go of) as its user data. SQLite calls `release` itself when registration fails.
+    func createFunction(
+        name: String, argumentCount: Int32, deterministic: Bool, innocuous: Bool = false,
+        context: UnsafeMutableRawPointer,
+        call: @escaping @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void,
+        release: @escaping @convention(c) (UnsafeMutableRawPointer?) -> Void
+    ) throws(SQLiteError) {
+        let db: OpaquePointer
+        do {
+            db = try openDB(sql: nil)
+        } catch {
+            release(context)
+            throw error
+        }
         var flags = SQLITE_UTF8
         if deterministic { flags |= SQLITE_DETERMINISTIC }
         if innocuous { flags |= SQLITE_INNOCUOUS }
-        let context = Unmanaged.passRetained(FunctionBox(body)).toOpaque()
-        // SQLite calls the destructor itself when registration fails, so the box is not released here.
-        let rc = sqlite3_create_function_v2(
-            db, name, argumentCount, flags, context, callSwiftFunction, nil, nil, releaseSwiftFunction)
+        let rc = sqlite3_create_function_v2(db, name, argumentCount, flags, context, call, nil, nil, release)
         guard rc == SQLITE_OK else {
             var failure = error(rc, sql: nil)
             failure.message += " (registering function \(name)/\(argumentCount))"

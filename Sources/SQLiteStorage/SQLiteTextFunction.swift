@@ -21,17 +21,9 @@ extension SQLiteConnection {
         name: String, deterministic: Bool,
         _ map: @escaping @Sendable (UnsafeBufferPointer<UInt8>, (UnsafeBufferPointer<UInt8>) -> Void) -> Void
     ) throws(SQLiteError) {
-        let db = try openDB(sql: nil)
-        var flags = SQLITE_UTF8
-        if deterministic { flags |= SQLITE_DETERMINISTIC }
-        let context = Unmanaged.passRetained(TextFunctionBox(map)).toOpaque()
-        // SQLite calls the destructor itself when registration fails, so the box is not released here.
-        let rc = sqlite3_create_function_v2(db, name, 1, flags, context, callTextFunction, nil, nil, releaseTextFunction)
-        guard rc == SQLITE_OK else {
-            var failure = error(rc, sql: nil)
-            failure.message += " (registering function \(name)/1)"
-            throw failure
-        }
+        try createFunction(name: name, argumentCount: 1, deterministic: deterministic,
+            context: Unmanaged.passRetained(TextFunctionBox(map)).toOpaque(), call: callTextFunction,
+            release: releaseTextFunction)
     }
 }
 
