@@ -6,11 +6,19 @@ extension ManagedObjectContext {
     /// asked for again.
     func releaseUnreferencedObjects(_ ids: [ManagedObjectID]) {
         for id in ids {
-            let releasable = registry[id].map { !$0.insertedFlag && !$0.deletedFlag && !$0.hasChanges } ?? false
+            // One hash lookup per ID: the entry is then read, tested and removed by its position.
+            guard let position = registry.index(forKey: id) else { continue }
+            let releasable = Self.isReleasable(registry.values[position])
             guard releasable else { continue }
             // The registry's entry is the only reference: no object, relationship, undo step or caller
             // holds the object, so nobody can observe that it is gone.
-            if isKnownUniquelyReferenced(&registry[id]!) { registry[id] = nil }
+            if isKnownUniquelyReferenced(&registry.values[position]) { registry.remove(at: position) }
         }
+    }
+
+    /// Whether `object` has nothing unsaved (its reference is dropped on return, before the caller tests
+    /// whether the registry holds the only one).
+    private static func isReleasable(_ object: ManagedObject) -> Bool {
+        !object.insertedFlag && !object.deletedFlag && !object.hasChanges
     }
 }
