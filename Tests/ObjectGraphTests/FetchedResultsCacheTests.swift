@@ -216,7 +216,7 @@ extension FetchedResultsCacheTests {
             try importer.existingObject(with: first[2][5])["rank"] = Int64(-1)
             try importer.existingObject(with: first[1][600])["group"] = "A"
         }
-        try view.performAndWait { #expect(controller.pendingCachedResults == nil) }
+        view.performAndWait { #expect(controller.pendingCachedResults == nil) }
     }
 
     /// A byte flipped in the body (the file's size and head intact): the body's checksum refuses it when it

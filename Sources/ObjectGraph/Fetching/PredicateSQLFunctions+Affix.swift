@@ -19,21 +19,13 @@ extension PredicateSQLFunctions {
             }
         }
 
+        /// The foldings by their code in `mode`.
+        private static let foldings: [FetchPredicate.TextMatching.Folding] = [.none, .lowercase, .unaccent, .fold]
+
         /// The `mode` argument for `test` under `folding`.
         static func mode(_ test: AffixTest, _ folding: FetchPredicate.TextMatching.Folding) -> Int64 {
-            test.rawValue | (foldingCode(folding) << 2)
+            test.rawValue | (Int64(foldings.firstIndex(of: folding) ?? 0) << 2)
         }
-
-        private static func foldingCode(_ folding: FetchPredicate.TextMatching.Folding) -> Int64 {
-            switch folding {
-            case .none: 0
-            case .lowercase: 1
-            case .unaccent: 2
-            case .fold: 3
-            }
-        }
-
-        private static let foldings: [FetchPredicate.TextMatching.Folding] = [.none, .lowercase, .unaccent, .fold]
 
         /// Whether the folded `text` passes the test `mode` names against `needle` (already folded).
         ///

@@ -62,11 +62,7 @@ extension AnyFetchedResultsController {
                 let entity = model.entity(named: fetchRequest.entityName)
             else { throw .unknownEntity(fetchRequest.entityName) }
             try placeFetchedEntries(try fetchEntries(entity: entity, model: model))
-            if let cacheName, !context.hasChanges {
-                FetchedResultsCache(name: cacheName, controller: self, model: model).store(index.allEntries,
-                    names: names, namespaces: namespaces)
-                cacheIsStale = false
-            }
+            writeCache()
         } catch {
             // Nothing better to show than what was shown: the head, until the next fetch.
             if let cacheName { AnyFetchedResultsController.deleteCache(withName: cacheName) }

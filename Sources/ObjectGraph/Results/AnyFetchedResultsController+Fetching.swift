@@ -40,6 +40,8 @@ extension AnyFetchedResultsController {
         namespaces = IDNamespaces()
 
         pendingCachedResults = nil
+        // Fetched (not cached) results, in order: the section cache is written from them.
+        var placed: [ResultsEntry]?
         let cache = cacheName.map { FetchedResultsCache(name: $0, controller: self, model: model) }
         if let cached = cache?.load(into: &names, namespaces: &namespaces) {
             // The first screen needs the runs and the first entries; the rest is read on another thread
@@ -55,7 +57,7 @@ extension AnyFetchedResultsController {
             temporaryPlacements = TemporaryPlacements()
             resultsCameFromCache = true
         } else {
-            try placeFetchedEntries(try fetchEntries(entity: entity, model: model))
+            placed = try placeFetchedEntries(try fetchEntries(entity: entity, model: model))
             resultsCameFromCache = false
         }
         hasFetched = true
@@ -65,7 +67,7 @@ extension AnyFetchedResultsController {
             }
         }
         cacheIsStale = false
-        if !resultsCameFromCache, let cache { cache.store(index.allEntries, names: names, namespaces: namespaces) }
+        if let placed, let cache { cache.store(placed, names: names, namespaces: namespaces) }
         reportInitialSnapshot()
     }
 
@@ -80,7 +82,10 @@ extension AnyFetchedResultsController {
     }
 
     /// Makes fetched `entries` the results: in order, sections checked, the ID lookup built.
-    func placeFetchedEntries(_ fetched: [ResultsEntry]) throws(ObjectGraphError) {
+    ///
+    /// - Returns: the entries in order (what the section cache is written from).
+    @discardableResult
+    func placeFetchedEntries(_ fetched: [ResultsEntry]) throws(ObjectGraphError) -> [ResultsEntry] {
         var entries = fetched
         if !ResultsEntry.areInOrder(entries) {
             entries.sort { RowOrdering.compare($0.order, $1.order) < 0 }
@@ -97,6 +102,7 @@ extension AnyFetchedResultsController {
                 temporaryPlacements[ObjectIdentifier(object)] = (object, id)
             }
         }
+        return entries
     }
 
     /// Throws Core Data's error 134060 when a section name comes back after another section.
