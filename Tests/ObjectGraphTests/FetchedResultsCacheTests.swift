@@ -273,3 +273,64 @@ extension FetchedResultsCacheTests {
         }
     }
 }
+
+extension FetchedResultsCacheTests {
+    /// A cache whose checksums hold but whose head claims more results than its body can hold (a crafted
+    /// file): refused before anything is reserved for them, and the results are fetched.
+    @Test func aCacheClaimingMoreResultsThanItHoldsIsNotUsed() throws {
+        let (cacheDirectory, cacheName, stack, first) = try stackWithWrittenCache("claims", items: Self.largeCount)
+        defer { withExtendedLifetime(cacheDirectory) {} }
+        func required<Value>(_ value: Value?) throws -> Value { try #require(value) }
+        let url = FetchedResultsCache.fileURL(forName: cacheName)
+        let file = [UInt8](try Data(contentsOf: url))
+        var preamble = CacheReader(data: Data(file))
+        _ = preamble.string()
+        let (headLength, bodyLength) = (try required(preamble.integer()), try required(preamble.integer()))
+        _ = (preamble.integer(), preamble.integer())
+        let headStart = file.count - preamble.remaining
+        let headBytes = Data(file[headStart..<(headStart + Int(headLength))])
+        let bodyBytes = Data(file[(headStart + Int(headLength))...])
+        #expect(bodyBytes.count == Int(bodyLength))
+
+        // Re-encode the head with a huge entry count (the last section taking the difference).
+        var head = CacheReader(data: headBytes)
+        var rewritten = CacheWriter()
+        rewritten.string(try required(head.string()))
+        for _ in 0..<3 {  // section names, entities, stores
+            let count = try required(head.count())
+            rewritten.count(count)
+            for _ in 0..<count { rewritten.string(try required(head.string())) }
+        }
+        let entryCount = try required(head.count())
+        let claimed = 1 << 58
+        rewritten.count(claimed)
+        let runCount = try required(head.count())
+        rewritten.count(runCount)
+        for run in 0..<runCount {
+            rewritten.count(try required(head.count()))
+            let count = try required(head.count())
+            rewritten.count(run == runCount - 1 ? count + claimed - entryCount : count)
+        }
+        var crafted = CacheWriter()
+        crafted.string(FetchedResultsCache.formatVersion)
+        var newHead = rewritten.data
+        newHead.append(headBytes.suffix(head.remaining))
+        crafted.integer(Int64(newHead.count))
+        crafted.integer(Int64(bodyBytes.count))
+        crafted.integer(Int64(bitPattern: CacheChecksum.of(newHead)))
+        crafted.integer(Int64(bitPattern: CacheChecksum.of(bodyBytes)))
+        var bytes = crafted.data
+        bytes.append(newHead)
+        bytes.append(bodyBytes)
+        try bytes.write(to: url)
+
+        let context = stack.context()
+        try context.performAndWait {
+            let controller = FetchedResultsController(fetchRequest: itemRequest(), managedObjectContext: context,
+                sectionNameKeyPath: "group", cacheName: cacheName)
+            try controller.performFetch()
+            #expect(!controller.resultsCameFromCache)
+            #expect(controller.sectionedIDs == first)
+        }
+    }
+}

@@ -135,6 +135,9 @@ extension FetchedResultsCache {
         let runs = SectionRuns(sections: runSections, counts: runCounts)
         guard !runs.hasRepeats else { return nil }
         let headCount = min(entryCount, Self.headEntryCount)
+        // An entry takes at least 12 bytes (entity, store, 8-byte key, section, order length): a count the
+        // body cannot hold is refused before anything is reserved for it.
+        guard entryCount - headCount <= Int(bodyLength) / 12 else { return nil }
         guard let first = tables.entries(from: &head, count: headCount), head.isAtEnd,
             ResultsEntry.areInOrder(first)
         else { return nil }
