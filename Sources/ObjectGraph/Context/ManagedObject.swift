@@ -69,7 +69,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// `init(entity:insertInto:)`). Every attribute starts with its default value.
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
         self.entity = entity
-        identity = .makeTemporary(entityName: entity.name)
+        identity = .makeTemporary(in: entity.temporaryIDNamespace)
         storage = entity.defaultValues
         if entity.relationships.isEmpty {
             relationshipSlots = []

@@ -87,7 +87,7 @@ extension ManagedObjectContext {
             // Break the reference cycles that relationships with inverses form.
             object.relationshipSlots = object.relationshipSlots.map { _ in .fault }
         }
-        registry.removeAll(keepingCapacity: true)
+        emptyRegistry(keepingCapacity: true)
         insertedObjectsByIdentity.removeAll()
         updatedObjectsByIdentity.removeAll()
         deletedObjectsByIdentity.removeAll()

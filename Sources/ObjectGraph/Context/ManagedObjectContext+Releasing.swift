@@ -21,4 +21,15 @@ extension ManagedObjectContext {
     private static func isReleasable(_ object: ManagedObject) -> Bool {
         !object.insertedFlag && !object.deletedFlag && !object.hasChanges
     }
+
+    /// Empties the registry (a reset, or the context going away). The registry usually holds the objects'
+    /// last references; dropping it as it is would free them in hash order, a cache miss per object and per
+    /// value, while in address order (about the order a fetch made them) freeing a large fetch streams
+    /// through memory — measured at 100k fetched people, the fetch-and-discard went from ~2× raw SQLite to
+    /// ~1.5×.
+    func emptyRegistry(keepingCapacity: Bool) {
+        var objects = ContiguousArray(registry.values)
+        registry.removeAll(keepingCapacity: keepingCapacity)
+        objects.sort { ObjectIdentifier($0) < ObjectIdentifier($1) }
+    }
 }

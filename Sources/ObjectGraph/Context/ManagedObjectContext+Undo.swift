@@ -193,7 +193,7 @@ extension ManagedObjectContext {
                 ? .toMany(RelatedObjects())
                 : .toOne(object.storedToOne[index].flatMap { try? self.object(with: $0) })
         }
-        object.objectID = .makeTemporary(entityName: object.entity.name)
+        object.objectID = .makeTemporary(in: object.entity.temporaryIDNamespace)
         object.committed = nil
         object.rowVersion = 0
         object.storedToOne = Array(repeating: nil, count: object.entity.relationships.count)

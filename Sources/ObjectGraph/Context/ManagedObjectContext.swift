@@ -109,6 +109,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         }
     }
 
+    deinit {
+        emptyRegistry(keepingCapacity: false)
+    }
+
     // MARK: - Queue confinement
 
     /// Runs `block` asynchronously on the context's queue, then processes pending changes (posting

@@ -8,35 +8,36 @@ import Synchronization
 /// `NSManagedObjectID`, an ID has a URI form: `x-coredata://<store UUID>/Person/p42` when permanent,
 /// `x-coredata:///Person/t<UUID><n>` when temporary.
 public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
-    /// The name of the object's entity.
-    public let entityName: String
-    /// The identifier of the store the object lives in; empty while the ID is temporary.
-    public let storeIdentifier: String
+    /// The entity, store and kind the key is unique within (interned: compared by identity).
+    let namespace: ObjectIDNamespace
     /// The row's primary key (`Z_PK`) when permanent; a process-wide serial number when temporary.
     let key: Int64
-    /// Whether the object has not been saved yet.
-    public let isTemporaryID: Bool
 
-    init(entityName: String, storeIdentifier: String, primaryKey: Int64) {
-        self.entityName = entityName
-        self.storeIdentifier = storeIdentifier
-        self.key = primaryKey
-        self.isTemporaryID = false
+    /// The name of the object's entity.
+    public var entityName: String { namespace.entityName }
+    /// The identifier of the store the object lives in; empty while the ID is temporary.
+    public var storeIdentifier: String { namespace.storeIdentifier }
+    /// Whether the object has not been saved yet.
+    public var isTemporaryID: Bool { namespace.isTemporary }
+
+    /// The ID `key` stands for within `namespace`.
+    init(namespace: ObjectIDNamespace, key: Int64) {
+        self.namespace = namespace
+        self.key = key
     }
 
-    /// An ID from its parts (a controller's compact form made whole again).
+    init(entityName: String, storeIdentifier: String, primaryKey: Int64) {
+        self.init(namespace: .permanent(entityName: entityName, storeIdentifier: storeIdentifier), key: primaryKey)
+    }
+
+    /// An ID from its parts.
     init(entityName: String, storeIdentifier: String, key: Int64, isTemporaryID: Bool) {
-        self.entityName = entityName
-        self.storeIdentifier = storeIdentifier
-        self.key = key
-        self.isTemporaryID = isTemporaryID
+        self.init(namespace: isTemporaryID ? .temporary(entityName: entityName)
+            : .permanent(entityName: entityName, storeIdentifier: storeIdentifier), key: key)
     }
 
     private init(temporaryFor entityName: String, serial: Int64) {
-        self.entityName = entityName
-        self.storeIdentifier = ""
-        self.key = serial
-        self.isTemporaryID = true
+        self.init(namespace: .temporary(entityName: entityName), key: serial)
     }
 
     /// The temporary ID a temporary URI's last part (after its `t`: this process's token, then the serial)
@@ -51,8 +52,14 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A fresh temporary ID for a newly inserted object of `entityName`.
+    /// A fresh temporary ID for a newly inserted object of `entityName`.
     static func makeTemporary(entityName: String) -> ManagedObjectID {
-        ManagedObjectID(temporaryFor: entityName, serial: temporarySerial.add(1, ordering: .relaxed).newValue)
+        makeTemporary(in: .temporary(entityName: entityName))
+    }
+
+    /// A fresh temporary ID in `namespace` (an entity's ``EntityDescription/temporaryIDNamespace``).
+    static func makeTemporary(in namespace: ObjectIDNamespace) -> ManagedObjectID {
+        ManagedObjectID(namespace: namespace, key: temporarySerial.add(1, ordering: .relaxed).newValue)
     }
 
     /// The primary key of a permanent ID, or nil for a temporary one.
@@ -69,11 +76,9 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { uriRepresentation.absoluteString }
 
-    /// Equal IDs name the same object: same key, kind, entity and store. The key is compared first, as it
-    /// almost always tells two IDs apart (and the strings usually share their storage when it does not).
+    /// Equal IDs name the same object: same key, kind, entity and store (one interned namespace).
     public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
-        lhs.key == rhs.key && lhs.isTemporaryID == rhs.isTemporaryID && lhs.entityName == rhs.entityName
-            && lhs.storeIdentifier == rhs.storeIdentifier
+        lhs.key == rhs.key && lhs.namespace === rhs.namespace
     }
 
     /// Hashes the key alone: it tells IDs apart nearly always, and a uniquing table hashes every fetched ID.
@@ -87,6 +92,7 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
     func precedes(_ other: ManagedObjectID) -> Bool {
         if isTemporaryID != other.isTemporaryID { return !isTemporaryID }
         if key != other.key { return key < other.key }
+        if namespace === other.namespace { return false }
         if entityName != other.entityName { return entityName < other.entityName }
         return storeIdentifier.utf8.lexicographicallyPrecedes(other.storeIdentifier.utf8)
     }

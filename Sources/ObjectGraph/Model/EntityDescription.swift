@@ -51,6 +51,8 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
     /// Every attribute's default value, in attribute order: a new object starts with this array (sharing
     /// its buffer until a value changes) instead of building one per object.
     let defaultValues: [AttributeValue]
+    /// The namespace of this entity's temporary IDs, found once: every insert makes one.
+    let temporaryIDNamespace: ObjectIDNamespace
 
     /// Creates an entity from its own properties.
     ///
@@ -91,6 +93,7 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
         attributeKinds = attributes.map { ($0.attributeType, $0.isTransient) }
         externalBinaryAttributeIndexes = attributes.indices.filter { attributes[$0].storesBinaryExternally }
         defaultValues = attributes.map(\.defaultValue)
+        temporaryIDNamespace = .temporary(entityName: name)
     }
 
     /// The same entity with `parent`'s (resolved) properties inherited, and its class replaced by
@@ -120,6 +123,7 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
         attributeKinds = allAttributes.map { ($0.attributeType, $0.isTransient) }
         externalBinaryAttributeIndexes = allAttributes.indices.filter { allAttributes[$0].storesBinaryExternally }
         defaultValues = allAttributes.map(\.defaultValue)
+        temporaryIDNamespace = own.temporaryIDNamespace
     }
 
     private static func valueChecks(_ attributes: [AttributeDescription]) -> [AttributeValueCheck] {

@@ -1,6 +1,6 @@
 /// A result's object ID as a controller keeps it: the ID's key plus a small number standing for its
 /// entity, store and temporariness (its ``IDNamespaces`` entry). Sixteen bytes with no reference to count,
-/// where a ``ManagedObjectID`` is forty-eight with a string — the controller holds one per result, so this
+/// where a ``ManagedObjectID`` holds a reference to count — the controller holds one per result, so this
 /// is most of what a million results cost and what every insertion into the index moves.
 struct PlacedID: Hashable, Sendable {
     /// The ID's ``ManagedObjectID/key``.
@@ -12,30 +12,19 @@ struct PlacedID: Hashable, Sendable {
 /// The (entity, store, temporary or not) combinations of the IDs a controller placed, numbered — a
 /// handful per controller (one per entity of the fetch and store it reads, plus temporary IDs).
 struct IDNamespaces: Sendable {
-    private struct Namespace: Sendable {
-        let entityName: String
-        let storeIdentifier: String
-        let isTemporary: Bool
-
-        func holds(_ id: ManagedObjectID) -> Bool {
-            id.isTemporaryID == isTemporary && id.entityName == entityName && id.storeIdentifier == storeIdentifier
-        }
-    }
-
-    private var namespaces: [Namespace] = []
+    private var namespaces: [ObjectIDNamespace] = []
 
     /// The compact form of `id`, numbering its namespace the first time one is seen.
     mutating func placedID(for id: ManagedObjectID) -> PlacedID {
         if let placed = existingPlacedID(for: id) { return placed }
-        namespaces.append(Namespace(entityName: id.entityName, storeIdentifier: id.storeIdentifier,
-            isTemporary: id.isTemporaryID))
+        namespaces.append(id.namespace)
         return PlacedID(key: id.key, namespace: UInt32(namespaces.count - 1))
     }
 
     /// The compact form of `id` when its namespace is known (nil means nothing with it was placed).
     func existingPlacedID(for id: ManagedObjectID) -> PlacedID? {
-        // A linear search: there are few namespaces, and most lookups hit the first.
-        for (number, namespace) in namespaces.enumerated() where namespace.holds(id) {
+        // A linear search by identity (namespaces are interned): there are few, and most lookups hit the first.
+        for (number, namespace) in namespaces.enumerated() where namespace === id.namespace {
             return PlacedID(key: id.key, namespace: UInt32(number))
         }
         return nil
@@ -44,20 +33,15 @@ struct IDNamespaces: Sendable {
     /// The compact form of an ID of `entityName` in `storeIdentifier` (a saved one), numbering the
     /// namespace when new: for IDs read without making a ``ManagedObjectID`` (the section cache).
     mutating func namespace(entityName: String, storeIdentifier: String) -> UInt32 {
-        if let number = namespaces.firstIndex(where: {
-            !$0.isTemporary && $0.entityName == entityName && $0.storeIdentifier == storeIdentifier
-        }) {
-            return UInt32(number)
-        }
-        namespaces.append(Namespace(entityName: entityName, storeIdentifier: storeIdentifier, isTemporary: false))
+        let namespace = ObjectIDNamespace.permanent(entityName: entityName, storeIdentifier: storeIdentifier)
+        if let number = namespaces.firstIndex(where: { $0 === namespace }) { return UInt32(number) }
+        namespaces.append(namespace)
         return UInt32(namespaces.count - 1)
     }
 
     /// The full ID a compact one stands for.
     func id(for placed: PlacedID) -> ManagedObjectID {
-        let namespace = namespaces[Int(placed.namespace)]
-        return ManagedObjectID(entityName: namespace.entityName, storeIdentifier: namespace.storeIdentifier,
-            key: placed.key, isTemporaryID: namespace.isTemporary)
+        ManagedObjectID(namespace: namespaces[Int(placed.namespace)], key: placed.key)
     }
 
     /// Whether `placed` stands for a temporary ID.

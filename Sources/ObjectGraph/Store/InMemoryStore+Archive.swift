@@ -52,11 +52,12 @@ extension InMemoryStore {
     {
         func damaged(_ reason: String) -> ObjectGraphError { .damagedStore(path: path, reason: reason) }
         var state = State()
+        let namespaces = StoreIDNamespaces(model: model, storeIdentifier: identifier)
         func id(_ reference: AtomicStoreArchive.Reference, _ what: String) throws(ObjectGraphError) -> ManagedObjectID {
             guard model.entity(named: reference.entity) != nil, reference.key > 0 else {
                 throw damaged("\(what) names \(reference.entity) \(reference.key), which cannot be a row of this model")
             }
-            return ManagedObjectID(entityName: reference.entity, storeIdentifier: identifier, primaryKey: reference.key)
+            return namespaces.id(entityName: reference.entity, key: reference.key)
         }
         for archived in archive.entities {
             guard let entity = model.entity(named: archived.name) else {

@@ -19,7 +19,7 @@ extension InMemoryStore {
                     key += 1
                     state.rows[root, default: [:]][key] = Row(entityName: entity.name, values: values, version: 1,
                         toOne: Array(repeating: nil, count: entity.relationships.count))
-                    outcome.inserted.append(ManagedObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key))
+                    outcome.inserted.append(idNamespaces.id(entityName: entity.name, key: key))
                 }
                 state.maxPrimaryKey[root] = key
                 return .success(outcome)
@@ -68,7 +68,7 @@ extension InMemoryStore {
                 guard id.storeIdentifier == identifier, let key = id.primaryKey, seen.insert(key).inserted,
                     let row = state.rows[root]?[key], wanted.contains(row.entityName)
                 else { return nil }
-                return ManagedObjectID(entityName: row.entityName, storeIdentifier: identifier, primaryKey: key)
+                return idNamespaces.id(entityName: row.entityName, key: key)
             }
         }
         do {

@@ -74,7 +74,7 @@ extension InMemoryStore {
         var inverseIndexes: [String: [Int64: [ManagedObjectID]]] = [:]
         for (_, rows) in state.rows.sorted(by: { $0.key < $1.key }) {
             for (key, row) in rows.sorted(by: { $0.key < $1.key }) {
-                let id = ManagedObjectID(entityName: row.entityName, storeIdentifier: identifier, primaryKey: key)
+                let id = idNamespaces.id(entityName: row.entityName, key: key)
                 contents.rows.append(RowSnapshot(objectID: id, values: row.values, version: row.version, toOne: row.toOne))
                 guard let entity = model.entity(named: row.entityName) else { continue }
                 for (index, relationship) in entity.relationships.enumerated()
@@ -115,7 +115,7 @@ extension InMemoryStore {
                     model.entity(named: target.entityName).map(root) == ownerRoot
                 else { continue }
                 built[ownerKey, default: []].append(
-                    ManagedObjectID(entityName: row.entityName, storeIdentifier: identifier, primaryKey: rowKey))
+                    idNamespaces.id(entityName: row.entityName, key: rowKey))
             }
             inverseIndexes[indexKey] = built
         }

@@ -28,6 +28,8 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
     }
 
     let identifier: String
+    /// The namespaces of the IDs this store hands out.
+    let idNamespaces: StoreIDNamespaces
     let model: ManagedObjectModel
     /// A read-only in-memory store stays empty for good; it exists so that both store types honour the option.
     /// A read-only atomic store keeps what its file held and never writes it.
@@ -38,6 +40,7 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
 
     init(identifier: String, model: ManagedObjectModel, isReadOnly: Bool = false, file: AtomicStoreFile? = nil) {
         self.identifier = identifier
+        idNamespaces = StoreIDNamespaces(model: model, storeIdentifier: identifier)
         self.model = model
         self.isReadOnly = isReadOnly
         self.file = file
@@ -125,7 +128,7 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
 
         func subject(for key: Int64, row: Row) -> RowSubject? {
             guard let entity = store.model.entity(named: row.entityName) else { return nil }
-            let id = ManagedObjectID(entityName: row.entityName, storeIdentifier: store.identifier, primaryKey: key)
+            let id = store.idNamespaces.id(entityName: row.entityName, key: key)
             return RowSubject(graph: self, id: id, row: row, entity: entity)
         }
 
@@ -161,7 +164,7 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
                     model.entity(named: target.entityName).map(store.root) == ownerRoot
                 else { continue }
                 index[ownerKey, default: []].append(
-                    ManagedObjectID(entityName: row.entityName, storeIdentifier: store.identifier, primaryKey: key))
+                    store.idNamespaces.id(entityName: row.entityName, key: key))
             }
             inverseIndexes[indexKey] = index
             return index
@@ -265,7 +268,7 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
                 return target.primaryKey == key && model.entity(named: target.entityName).map(root) == root(entity)
             }.keys.sorted().compactMap { pk in
                 state.rows[root(destination)]?[pk].map {
-                    ManagedObjectID(entityName: $0.entityName, storeIdentifier: identifier, primaryKey: pk)
+                    idNamespaces.id(entityName: $0.entityName, key: pk)
                 }
             }.sorted { lhs, rhs in
                 // Ordered relationships keep their saved order; others (and newcomers) follow by key.
@@ -319,7 +322,7 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
                     key = (state.maxPrimaryKey[root(insert.entity)] ?? 0) + 1
                     state.maxPrimaryKey[root(insert.entity)] = key
                 }
-                let id = ManagedObjectID(entityName: insert.entity.name, storeIdentifier: identifier, primaryKey: key)
+                let id = idNamespaces.id(entityName: insert.entity.name, key: key)
                 result.permanentIDs[insert.temporaryID] = id
                 result.versions[id] = 1
             }

@@ -61,7 +61,7 @@ extension SQLiteStore {
             }
             _ = try bindForeignKeys([], layout: layout, statement: statement, from: index, permanentIDs: [:])
             _ = try statement.step()
-            outcome.inserted.append(ManagedObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key))
+            outcome.inserted.append(idNamespaces.id(entityName: entity.name, key: key))
         }
         try connection.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?")
             .run([.integer(key), .integer(rootNumber)])
@@ -108,8 +108,7 @@ extension SQLiteStore {
         func collect(_ statement: SQLiteStatement) throws {
             while try statement.step() {
                 let name = self.layout(forEntityNumber: Int(statement.int64(at: 1)))?.entity.name ?? entity.name
-                result.append(ManagedObjectID(entityName: name, storeIdentifier: identifier,
-                    primaryKey: statement.int64(at: 0)))
+                result.append(idNamespaces.id(entityName: name, key: statement.int64(at: 0)))
             }
         }
         if let objectIDs {
@@ -200,8 +199,7 @@ private struct SQLiteBatchGraph: BatchDeleteGraph {
             guard let owner = owners[statement.int64(at: 0)] else { return }
             let name = statement.isNull(at: 2) ? destination
                 : store.layout(forEntityNumber: Int(statement.int64(at: 2)))?.entity.name ?? destination
-            result[owner] = ManagedObjectID(entityName: name, storeIdentifier: store.identifier,
-                primaryKey: statement.int64(at: 1))
+            result[owner] = store.idNamespaces.id(entityName: name, key: statement.int64(at: 1))
         }
         return result
     }
@@ -233,8 +231,7 @@ private struct SQLiteBatchGraph: BatchDeleteGraph {
         try query(select, ids) { statement, owners in
             guard let owner = owners[statement.int64(at: 0)] else { return }
             let name = store.layout(forEntityNumber: Int(statement.int64(at: 2)))?.entity.name ?? destination.name
-            result[owner, default: []].append(ManagedObjectID(entityName: name, storeIdentifier: store.identifier,
-                primaryKey: statement.int64(at: 1)))
+            result[owner, default: []].append(store.idNamespaces.id(entityName: name, key: statement.int64(at: 1)))
         }
         return result
     }

@@ -46,7 +46,7 @@ extension SQLiteStore {
                 throw .unknownEntity(row.objectID.entityName)
             }
             request.inserts.append(StoreSaveRequest.Insert(
-                temporaryID: .makeTemporary(entityName: entity.name), entity: entity, values: row.values,
+                temporaryID: .makeTemporary(in: entity.temporaryIDNamespace), entity: entity, values: row.values,
                 toOne: row.toOne, permanentID: row.objectID))
         }
         for relation in contents.toMany {

@@ -47,7 +47,7 @@ extension SQLiteStore: BatchStoreBackend {
             bindings.append(.integer(Int64(plan.offset)))
         }
         let statementSQL = sql
-        let storeIdentifier = identifier
+        let namespaces = idNamespaces
         let externalSlots = externalAttributeSlots(plan)
         return try withReader { connection throws(ObjectGraphError) in
             do {
@@ -68,9 +68,9 @@ extension SQLiteStore: BatchStoreBackend {
                             if !statement.isNull(at: index) {
                                 let entityName = self.layout(forEntityNumber: Int(statement.int64(at: index + 1)))?
                                     .entity.name ?? plan.entity.name
-                                dictionary[column.name] = .uri(ManagedObjectID(entityName: entityName,
-                                    storeIdentifier: storeIdentifier, primaryKey: statement.int64(at: index))
-                                    .uriRepresentation)
+                                dictionary[column.name] = .uri(
+                                    namespaces.id(entityName: entityName, key: statement.int64(at: index))
+                                        .uriRepresentation)
                             }
                             index += 2
                         }

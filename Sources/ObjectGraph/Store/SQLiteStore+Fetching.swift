@@ -8,7 +8,7 @@ extension SQLiteStore {
         let layout = try layout(of: entity)
         let (sql, bindings) = try selectSQL(layout.selectList, layout, predicate, sortCriteria, limit: limit,
             offset: offset, includesSubentities: includesSubentities)
-        let storeIdentifier = identifier
+        let namespaces = idNamespaces
         return try withReader { connection throws(ObjectGraphError) in
             try sqlite {
                 let statement = try Self.fetchStatement(sql, bindings, on: connection)
@@ -17,8 +17,7 @@ extension SQLiteStore {
                 let soleLayout = layout.holdsOnlyThisEntity ? layout : nil
                 while try statement.step() {
                     let concrete = soleLayout ?? self.layout(forEntityNumber: Int(statement.int64(at: 1))) ?? layout
-                    rows.append(concrete.snapshot(from: statement, storeIdentifier: storeIdentifier,
-                        entityName: { self.layout(forEntityNumber: $0)?.entity.name }))
+                    rows.append(concrete.snapshot(from: statement, namespaces: namespaces))
                 }
                 return rows
             }
@@ -43,7 +42,7 @@ extension SQLiteStore {
         let layout = try layout(of: entity)
         let keys = ids.compactMap(\.primaryKey)
         guard !keys.isEmpty else { return [] }
-        let storeIdentifier = identifier
+        let namespaces = idNamespaces
         return try withReader { connection throws(ObjectGraphError) in
             try sqlite {
                 var rows: [RowSnapshot] = []
@@ -56,8 +55,7 @@ extension SQLiteStore {
                     try statement.bind(chunk.map { .integer($0) })
                     while try statement.step() {
                         let concrete = self.layout(forEntityNumber: Int(statement.int64(at: 1))) ?? layout
-                        rows.append(concrete.snapshot(from: statement, storeIdentifier: storeIdentifier,
-                        entityName: { self.layout(forEntityNumber: $0)?.entity.name }))
+                        rows.append(concrete.snapshot(from: statement, namespaces: namespaces))
                     }
                 }
                 return rows

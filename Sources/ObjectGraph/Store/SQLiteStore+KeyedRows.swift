@@ -23,19 +23,19 @@ extension SQLiteStore {
             + columns.compactMap { $0.map { "\(alias).\($0.name)" } }
         let (sql, bindings) = try selectSQL(selected.joined(separator: ", "), layout, predicate, sortCriteria,
             limit: limit, offset: offset, includesSubentities: includesSubentities)
-        let storeIdentifier = identifier
+        let namespaces = idNamespaces
         return try withReader { connection throws(ObjectGraphError) in
             try sqlite {
                 let statement = try Self.fetchStatement(sql, bindings, on: connection)
                 var rows: [KeyedRow] = []
                 var lastNumber = layout.entityNumber
-                var lastName = entity.name
+                var lastNamespace = namespaces.namespace(entityName: entity.name)
                 while try statement.step() {
                     if !singleEntity {
                         let number = Int(statement.int64(at: 1))
                         if number != lastNumber, let concrete = self.layout(forEntityNumber: number) {
                             lastNumber = number
-                            lastName = concrete.entity.name
+                            lastNamespace = namespaces.namespace(entityNumber: number) ?? namespaces.namespace(entityName: concrete.entity.name)
                         }
                     }
                     var values: [AttributeValue] = []
@@ -52,8 +52,7 @@ extension SQLiteStore {
                         }
                     }
                     rows.append(KeyedRow(
-                        objectID: ManagedObjectID(entityName: lastName, storeIdentifier: storeIdentifier,
-                            primaryKey: statement.int64(at: 0)),
+                        objectID: ManagedObjectID(namespace: lastNamespace, key: statement.int64(at: 0)),
                         values: values))
                 }
                 return rows

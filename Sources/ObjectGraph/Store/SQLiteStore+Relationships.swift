@@ -40,7 +40,7 @@ extension SQLiteStore {
         } else {
             return []
         }
-        let storeIdentifier = identifier
+        let namespaces = idNamespaces
         return try withReader { connection throws(ObjectGraphError) in
             try sqlite {
                 let statement = try connection.cachedStatement(sql)
@@ -48,8 +48,7 @@ extension SQLiteStore {
                 var result: [ManagedObjectID] = []
                 while try statement.step() {
                     let entityName = layout(forEntityNumber: Int(statement.int64(at: 1)))?.entity.name ?? destination.name
-                    result.append(ManagedObjectID(entityName: entityName, storeIdentifier: storeIdentifier,
-                        primaryKey: statement.int64(at: 0)))
+                    result.append(namespaces.id(entityName: entityName, key: statement.int64(at: 0)))
                 }
                 return result
             }
@@ -81,7 +80,7 @@ extension SQLiteStore {
         } else {
             return [:]
         }
-        let storeIdentifier = identifier
+        let namespaces = idNamespaces
         let keys = Array(owners.keys).sorted()
         return try withReader { connection throws(ObjectGraphError) in
             try sqlite {
@@ -95,8 +94,8 @@ extension SQLiteStore {
                         guard let owner = owners[statement.int64(at: 0)] else { continue }
                         let entityName = layout(forEntityNumber: Int(statement.int64(at: 2)))?.entity.name ?? destination.name
                         let order = statement.columnCount > 3 ? statement.int64(at: 3) : statement.int64(at: 1)
-                        result[owner, default: []].append((order, ManagedObjectID(entityName: entityName,
-                            storeIdentifier: storeIdentifier, primaryKey: statement.int64(at: 1))))
+                        result[owner, default: []].append(
+                            (order, namespaces.id(entityName: entityName, key: statement.int64(at: 1))))
                     }
                 }
                 return result.mapValues { $0.sorted { ($0.order, $0.id.key) < ($1.order, $1.id.key) }.map(\.id) }

@@ -8,13 +8,12 @@ extension SQLiteStore {
     /// external-storage attributes go to files written before the commit (see `SQLiteStore+ExternalData`).
     func save(_ request: StoreSaveRequest) throws(ObjectGraphError) -> StoreSaveResult {
         guard !isReadOnly else { throw .readOnlyStore(store: path) }
-        let storeIdentifier = identifier
         return try withWriter { connection throws(ObjectGraphError) in
             try withExternalDataChanges { changes throws(ObjectGraphError) in
                 do {
                     return try connection.transaction(.immediate) {
                         var result = StoreSaveResult()
-                        try insertRows(request.inserts, connection, storeIdentifier, changes, &result)
+                        try insertRows(request.inserts, connection, changes, &result)
                         let permanentIDs = result.permanentIDs
                         var conflicts: [MergeConflict] = []
                         for update in request.updates {
@@ -67,7 +66,7 @@ extension SQLiteStore {
     }
 
     private func insertRows(
-        _ inserts: [StoreSaveRequest.Insert], _ connection: SQLiteConnection, _ storeIdentifier: String,
+        _ inserts: [StoreSaveRequest.Insert], _ connection: SQLiteConnection,
         _ changes: ExternalDataChanges, _ result: inout StoreSaveResult
     ) throws {
         guard !inserts.isEmpty else { return }
@@ -95,8 +94,9 @@ extension SQLiteStore {
             firstKey[name] = try reserveKeys(for: entity, count: count, connection).lowerBound
         }
         // Every inserted object gets its key first, so rows can point at objects inserted by the same save.
-        var keys: [Int64] = []
-        keys.reserveCapacity(inserts.count)
+        var ids: [ManagedObjectID] = []
+        ids.reserveCapacity(inserts.count)
+        var namespaceRun: (entity: EntityDescription, namespace: ObjectIDNamespace)?
         result.permanentIDs.reserveCapacity(result.permanentIDs.count + inserts.count)
         runEntity = nil
         var runNext: Int64 = 0
@@ -114,9 +114,16 @@ extension SQLiteStore {
                 key = runNext
                 runNext = key + 1
             }
-            keys.append(key)
-            result.permanentIDs[insert.temporaryID] = ManagedObjectID(
-                entityName: insert.entity.name, storeIdentifier: storeIdentifier, primaryKey: key)
+            let namespace: ObjectIDNamespace
+            if let run = namespaceRun, run.entity === insert.entity {
+                namespace = run.namespace
+            } else {
+                namespace = idNamespaces.namespace(entityName: insert.entity.name)
+                namespaceRun = (insert.entity, namespace)
+            }
+            let id = ManagedObjectID(namespace: namespace, key: key)
+            ids.append(id)
+            result.permanentIDs[insert.temporaryID] = id
         }
         // One statement per entity for the whole save: looking it up by its SQL text would hash that per row.
         var statements: [String: SQLiteStatement] = [:]
@@ -124,7 +131,7 @@ extension SQLiteStore {
         runEntity = nil
         var runLayout: TableLayout?
         var runStatement: SQLiteStatement?
-        for (insert, key) in zip(inserts, keys) {
+        for (insert, id) in zip(inserts, ids) {
             let layout: TableLayout
             let statement: SQLiteStatement
             if insert.entity === runEntity, let runLayout, let runStatement {
@@ -142,13 +149,12 @@ extension SQLiteStore {
                 runLayout = layout
                 runStatement = statement
             }
-            let id = ManagedObjectID(entityName: insert.entity.name, storeIdentifier: storeIdentifier, primaryKey: key)
             let values = try encodedForInsert(insert.values, layout, changes)
             result.noteExternalValues(values, of: id, layout)
             // Every parameter is bound below; text goes through the statement's scratch space (no copy by SQLite).
             statement.reset()
             statement.prepareForScratchBinding()
-            try statement.bind(int64: key, at: 1)
+            try statement.bind(int64: id.key, at: 1)
             try statement.bind(int64: Int64(layout.entityNumber), at: 2)
             try statement.bind(int64: 1, at: 3)
             var index: Int32 = 4

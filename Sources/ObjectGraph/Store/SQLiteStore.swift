@@ -11,6 +11,8 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
     let path: String
     let model: ManagedObjectModel
     private(set) var identifier: String = ""
+    /// The namespaces of the IDs this store hands out (set with ``identifier``).
+    private(set) var idNamespaces: StoreIDNamespaces
     /// What `Z_METADATA` said when the store was opened or created (later changes live in ``PersistentStore``).
     var metadata: StoreMetadata?
     /// Whether every connection is opened read-only (``PersistentStoreOptions/isReadOnly``).
@@ -46,6 +48,7 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
         throws(ObjectGraphError)
     {
         self.path = path
+        idNamespaces = StoreIDNamespaces(model: model, storeIdentifier: "")
         isReadOnly = options.isReadOnly
         pragmas = try options.validatedPragmas()
         guard options.externalBinaryDataThreshold >= 0 else {
@@ -88,6 +91,7 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
         joinTables = JoinTable.tables(for: self.model)
         layoutsByNumber = Dictionary(layouts.values.map { ($0.entityNumber, $0) }) { first, _ in first }
         identifier = try prepareSchema(connection)
+        idNamespaces = StoreIDNamespaces(model: self.model, storeIdentifier: identifier)
         if !isReadOnly { removeOrphanedExternalFiles(connection) }
         if metadata == nil {
             metadata = StoreMetadata(storeType: "SQLite", storeUUID: identifier,

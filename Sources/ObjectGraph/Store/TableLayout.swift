@@ -95,11 +95,9 @@ final class TableLayout: Sendable {
         return columns.first { $0.attributeIndex == index }?.name
     }
 
-    /// Reads one row (`Z_PK, Z_ENT, Z_OPT, table columns…`) for this (concrete) entity; `entityName`
-    /// turns a destination's `Z_ENT` into its entity name.
-    func snapshot(
-        from statement: SQLiteStatement, storeIdentifier: String, entityName: (Int) -> String? = { _ in nil }
-    ) -> RowSnapshot {
+    /// Reads one row (`Z_PK, Z_ENT, Z_OPT, table columns…`) for this (concrete) entity, naming its IDs (and
+    /// its to-one destinations', by their `Z_ENT` where a column holds it) in the store's `namespaces`.
+    func snapshot(from statement: SQLiteStatement, namespaces: StoreIDNamespaces) -> RowSnapshot {
         // Each value is read in place (no intermediate SQLiteValue) and built once, in attribute order.
         var values: [AttributeValue] = []
         values.reserveCapacity(valueReads.count)
@@ -113,13 +111,14 @@ final class TableLayout: Sendable {
         var toOne: [ManagedObjectID?] = []
         if !entity.relationships.isEmpty { toOne = Array(repeating: nil, count: entity.relationships.count) }
         for key in foreignKeys where !statement.isNull(at: Int32(key.position + 3)) {
-            let relationship = entity.relationships[key.relationshipIndex]
-            let destination = key.entityColumn.flatMap { entityName(Int(statement.int64(at: Int32($0.position + 3)))) }
-                ?? relationship.destinationEntityName
-            toOne[key.relationshipIndex] = ManagedObjectID(entityName: destination, storeIdentifier: storeIdentifier,
-                primaryKey: statement.int64(at: Int32(key.position + 3)))
+            let destination = key.entityColumn.flatMap {
+                namespaces.namespace(entityNumber: Int(statement.int64(at: Int32($0.position + 3))))
+            } ?? namespaces.namespace(entityName: entity.relationships[key.relationshipIndex].destinationEntityName)
+            toOne[key.relationshipIndex] = ManagedObjectID(namespace: destination,
+                key: statement.int64(at: Int32(key.position + 3)))
         }
-        let id = ManagedObjectID(entityName: entity.name, storeIdentifier: storeIdentifier, primaryKey: statement.int64(at: 0))
+        let id = ManagedObjectID(namespace: namespaces.namespace(entityNumber: entityNumber)
+            ?? namespaces.namespace(entityName: entity.name), key: statement.int64(at: 0))
         return RowSnapshot(objectID: id, values: values, version: statement.int64(at: 2), toOne: toOne)
     }
 }
