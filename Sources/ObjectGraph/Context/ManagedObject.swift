@@ -35,14 +35,28 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// The context the object belongs to (nil once deleted and saved, or after a reset).
     public internal(set) weak var managedObjectContext: ManagedObjectContext?
 
+    // `storage` and `changedAttributes` are written by every `setValue`, and `pending` (in the context) by
+    // every change of an inserted object. Release builds skip the run-time exclusivity check on these three
+    // — a tenth of an import's instructions — while debug builds, which run the tests, keep it. Each is
+    // confined to its context's queue, and no code runs inside an access to it that could reach it again.
+    #if DEBUG
     /// Current values, in entity attribute order.
     var storage: [AttributeValue]
+    #else
+    /// Current values, in entity attribute order.
+    @exclusivity(unchecked) var storage: [AttributeValue]
+    #endif
     /// The values last read from or written to the store (nil for objects never saved).
     var committed: [AttributeValue]?
     /// The row version of `committed`.
     var rowVersion: Int64 = 0
+    #if DEBUG
     /// Attributes changed since the last save, by index.
     var changedAttributes = IndexBits()
+    #else
+    /// Attributes changed since the last save, by index.
+    @exclusivity(unchecked) var changedAttributes = IndexBits()
+    #endif
     /// Relationship contents, in entity relationship order.
     var relationshipSlots: [RelationshipSlot]
     /// To-one destinations as last read from or written to the store.

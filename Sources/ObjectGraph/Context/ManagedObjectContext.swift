@@ -78,7 +78,12 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     var insertedObjectsByIdentity: [ObjectIdentifier: ManagedObject] = [:]
     var updatedObjectsByIdentity: [ObjectIdentifier: ManagedObject] = [:]
     var deletedObjectsByIdentity: [ObjectIdentifier: ManagedObject] = [:]
+    #if DEBUG
     var pending = PendingChanges()
+    #else
+    /// Unchecked in release builds: see ``ManagedObject/storage``.
+    @exclusivity(unchecked) var pending = PendingChanges()
+    #endif
     var isProcessingScheduled = false
     /// Records changes for undo and redo when set; nil (no recording) by default, as on iOS. Set it and use
     /// it on the context's queue. See ``ContextUndoManager``.
