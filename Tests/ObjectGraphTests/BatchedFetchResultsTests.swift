@@ -84,7 +84,7 @@ import Testing
         let stack = try TestStack(.inMemory)
         let context = stack.context()
         context.performAndWait {
-            #expect(throws: ObjectGraphError.self) {
+            _ = #expect(throws: ObjectGraphError.self) {
                 try context.fetchBatched(FetchRequest<Other>(entityName: "Person"))
             }
         }

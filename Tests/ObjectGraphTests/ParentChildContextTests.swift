@@ -211,6 +211,56 @@ private func insertPerson(_ lastName: String, city: String? = nil, into context:
         watcher.performAndWait { #expect(watched["city"] as String? == "Stockholm") }
     }
 
+    /// A pushed insert lands in the parent with its values taken at once: it must look exactly like an
+    /// object whose values were set one by one (the oracle, in another context) — same values, same changed
+    /// keys (a value equal to the default is no change), transient attributes at their defaults — and undo
+    /// and redo in the parent must remove and restore it.
+    @Test(arguments: StoreKind.allCases) func aPushedInsertLooksLikeOneWhoseValuesWereSetOneByOne(kind: StoreKind)
+        throws
+    {
+        let stack = try TestStack(kind)
+        let parent = stack.context(name: "parent")
+        parent.performAndWait { parent.undoManager = ContextUndoManager() }
+        let worker = child(of: parent, name: "worker")
+        let settings: [(key: String, value: AttributeValue)] = [
+            ("group", .string("A")), ("rank", .integer(0)), ("name", .string("first")), ("flag", .boolean(true)),
+            ("note", .string("transient, stays in the child")),
+        ]
+        let id = try worker.performAndWait {
+            let item = try worker.insertNewObject(forEntityName: "Item")
+            for (key, value) in settings { item.setValue(value, forKey: key) }
+            try worker.save()
+            return item.objectID
+        }
+        let oracle = stack.context(name: "oracle")
+        let (expectedValues, expectedChanges) = try oracle.performAndWait {
+            let item = try oracle.insertNewObject(forEntityName: "Item")
+            for (key, value) in settings where key != "note" { item.setValue(value, forKey: key) }
+            return (item.entity.attributes.map { item.value(forKey: $0.name) }, item.changedValues())
+        }
+        let savedID = try parent.performAndWait {
+            let item = try #require(parent.registeredObject(for: id))
+            #expect(item.isInserted && item.hasChanges)
+            #expect(item.entity.attributes.map { item.value(forKey: $0.name) } == expectedValues)
+            #expect(item.changedValues() == expectedChanges)
+            #expect(Set(item.changedValues().keys) == ["group", "name", "flag"])
+            parent.processPendingChanges()
+            parent.undoManager?.undo()
+            #expect(!item.isInserted && parent.registeredObject(for: id) == nil)
+            parent.undoManager?.redo()
+            #expect(item.isInserted && parent.registeredObject(for: id) === item)
+            #expect(item.entity.attributes.map { item.value(forKey: $0.name) } == expectedValues)
+            try parent.save()
+            return item.objectID
+        }
+        let reader = stack.context(name: "reader")
+        try reader.performAndWait {
+            let saved = try reader.existingObject(with: savedID)
+            #expect(saved["name"] as String? == "first" && saved["flag"] as Bool? == true)
+            #expect(saved["note"] as String? == nil)
+        }
+    }
+
     @Test func aPushArrivesAsOneObjectsDidChangeAndAwakeFromInsertRunsOnce() throws {
         let entity = EntityDescription(name: "Awakened", attributes: [AttributeDescription(name: "name", type: .string)])
         let coordinator = PersistentStoreCoordinator(

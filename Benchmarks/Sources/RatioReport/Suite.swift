@@ -17,8 +17,8 @@ struct Suite {
             let raw = try median { let file = try StoreFile.empty("import-raw", index: index)
                 defer { file.remove() }
                 return try ImportWorkload.raw(into: file, rows: rows, batchSize: 1000) }
-            for kind in BenchStack.Kind.allCases {
-                for observed in [false, true] {
+            for kind in Self.selectedStacks {
+                for observed in Self.selectedObservations {
                     let seconds = try median {
                         let file = try StoreFile.empty("import-og", index: index)
                         defer { file.remove() }
@@ -42,6 +42,17 @@ struct Suite {
             file.remove()
             addImport(rows: 1_000_000, index: index, kind: .siblings, observed: false, og: seconds, raw: raw)
         }
+    }
+
+    /// The stacks the import section runs: `BENCH_STACKS` (comma-separated, e.g. `nested,siblings`), or all.
+    static var selectedStacks: [BenchStack.Kind] {
+        guard let names = ProcessInfo.processInfo.environment["BENCH_STACKS"] else { return BenchStack.Kind.allCases }
+        return names.split(separator: ",").compactMap { BenchStack.Kind(rawValue: String($0)) }
+    }
+
+    /// Alone only with `BENCH_ALONE=1`; otherwise alone, then observed by the main context and a controller.
+    static var selectedObservations: [Bool] {
+        ProcessInfo.processInfo.environment["BENCH_ALONE"] == "1" ? [false] : [false, true]
     }
 
     private func addImport(rows: Int, index: PersonModel.Index, kind: BenchStack.Kind, observed: Bool, og: Double,

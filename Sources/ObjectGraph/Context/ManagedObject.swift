@@ -184,6 +184,23 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         context.objectDidChange(self)
     }
 
+    /// Gives an object made for a child context's insert (not yet in a context) the child's `values` at
+    /// once — what setting each persistent attribute would do, without a change note per value. Transient
+    /// attributes keep their defaults. False (nothing taken) when the values do not fit the entity.
+    func takeValuesOfNewObject(_ values: [AttributeValue]) -> Bool {
+        guard managedObjectContext == nil, values.count == storage.count else { return false }
+        let kinds = entity.attributeKinds
+        for index in values.indices where !kinds[index].isTransient && !storage[index].isIdentical(to: values[index]) {
+            changedAttributes.insert(index)
+        }
+        if entity.persistentAttributeIndexes.count == kinds.count {
+            storage = values  // shares the child's buffer until either changes
+        } else {
+            for index in changedAttributes { storage[index] = values[index] }
+        }
+        return true
+    }
+
     /// The persistent values changed since the object was last saved or fetched, by key.
     public func changedValues() -> [String: AttributeValue] {
         var result: [String: AttributeValue] = [:]

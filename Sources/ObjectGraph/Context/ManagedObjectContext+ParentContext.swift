@@ -68,28 +68,42 @@ extension ManagedObjectContext {
             throw .noCoordinator(context: description)
         }
         adoptPendingPermanentIDs()
-        var applied: [(object: ManagedObject, state: ChildContextSave.ObjectState, takesAll: Bool)] = []
+        // `valuesTaken`: the object is new here and already holds the child's values.
+        var applied: [(object: ManagedObject, state: ChildContextSave.ObjectState, takesAll: Bool, valuesTaken: Bool)]
+            = []
+        applied.reserveCapacity(changes.inserted.count + changes.updated.count)
+        registry.reserveCapacity(registry.count + changes.inserted.count)
+        var lastEntity: EntityDescription?
         for state in changes.inserted {
             if let existing = registered(state.objectID) {
-                applied.append((existing, state, reviveIfDeleted(existing)))
+                applied.append((existing, state, reviveIfDeleted(existing), false))
                 continue
             }
-            guard let entity = model.entity(named: state.entityName), !entity.isAbstract else {
-                throw .unknownEntity(state.entityName)
+            // A push holds runs of one entity: its name is looked up once per run.
+            let entity: EntityDescription
+            if let lastEntity, lastEntity.name == state.entityName {
+                entity = lastEntity
+            } else {
+                guard let named = model.entity(named: state.entityName), !named.isAbstract else {
+                    throw .unknownEntity(state.entityName)
+                }
+                entity = named
+                lastEntity = named
             }
             let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
             object.objectID = state.objectID
             object.hasAwokenFromInsert = true  // it woke in the child; Core Data calling it twice is a known bug
+            let valuesTaken = object.takeValuesOfNewObject(state.values)
             insert(object)
-            applied.append((object, state, true))
+            applied.append((object, state, true, valuesTaken))
         }
         for state in changes.updated {
             guard let object = objectForChild(state.objectID) else { continue }
             let revived = reviveIfDeleted(object)
             if object.faultFlag { fulfillFault(object) }
-            applied.append((object, state, revived))
+            applied.append((object, state, revived, false))
         }
-        for (object, state, takesAll) in applied {
+        for (object, state, takesAll, valuesTaken) in applied where !valuesTaken {
             for index in object.entity.attributes.indices where index < state.values.count {
                 guard takesAll || state.changedAttributes.contains(index),
                     !object.entity.attributes[index].isTransient
@@ -97,7 +111,7 @@ extension ManagedObjectContext {
                 object.setValue(state.values[index], at: index)
             }
         }
-        for (object, state, takesAll) in applied {
+        for (object, state, takesAll, _) in applied {
             for (index, relationship) in object.entity.relationships.enumerated() where !relationship.isToMany {
                 guard takesAll || state.changedRelationships.contains(index), index < state.toOne.count else { continue }
                 let destination = state.toOne[index].flatMap { objectForChild($0) }

@@ -81,7 +81,7 @@ extension SQLiteStore {
                 let expected = StoreIndexes.expected(model: model, layouts: layouts, joinTables: joinTables)
                 let differences = try StoreIndexes.differences(connection, expected: expected)
                 if !differences.drop.isEmpty || !differences.create.isEmpty {
-                    try connection.transaction(.immediate) {
+                    _ = try connection.transaction(.immediate) {
                         try StoreIndexes.reconcile(connection, expected: expected)
                     }
                 }
