@@ -80,30 +80,6 @@ import Testing
         #expect(again !== kept && again.objectID == kept.objectID)
     }
 
-    @Test(arguments: StoreKind.allCases) func aSaveLetsGoOfSavedObjectsNothingElseHolds(kind: StoreKind) throws {
-        let stack = try TestStack(kind)
-        let context = stack.context()
-        try context.performAndWait {
-            let entity = try context.entity(named: "Person")
-            let kept = ManagedObject(entity: entity, insertInto: context)
-            kept.setValue(.string("Kept"), forKey: "lastName")
-            let loose = WeakObject(try context.insertNewObject(forEntityName: "Person"))
-            loose.object?.setValue(.string("Loose"), forKey: "lastName")
-            let looseID = try #require(loose.object).objectID
-            #expect(context.registeredObjectsCount == 2)
-            try context.save()
-            // The caller still holds one; only the context held the other.
-            #expect(loose.object == nil)
-            #expect(context.registeredObject(for: kept.objectID) === kept)
-            #expect(context.registeredObjectsCount == 1)
-            // Asked for again (by its permanent ID), the other comes back with its saved values.
-            let permanent = try #require(context.fetchObjectIDs(FetchRequest<ManagedObject>(
-                entityName: "Person", predicate: try FetchPredicate(format: "lastName == 'Loose'"))).first)
-            #expect(permanent != looseID && !permanent.isTemporaryID)
-            #expect(try context.existingObject(with: permanent).value(forKey: "lastName") == .string("Loose"))
-        }
-    }
-
     struct WeakObject {
         weak var object: ManagedObject?
         init(_ object: ManagedObject) { self.object = object }

@@ -13,21 +13,11 @@ extension ManagedObjectContext {
     /// If anything fails, the store is left as it was and the context keeps every change (and every
     /// temporary ID), so nothing is lost and the save can be retried.
     ///
-    /// Saved objects that nothing but the context holds are then let go (Core Data holds registrations
-    /// weakly): asked for again, they come back as faults filled from the coordinator's row cache.
-    ///
     /// - Throws: ``ObjectGraphError/validation(_:)``, ``ObjectGraphError/mergeConflicts(_:)``, or a store error.
     public func save() throws(ObjectGraphError) {
         checkQueue("save()")
-        let saved = try saveReturningSavedIDs()
-        // Here, with the save's own references to the objects gone.
-        releaseUnreferencedObjects(saved)
-    }
-
-    /// ``save()``, giving the IDs of the objects it saved (inserted and updated).
-    private func saveReturningSavedIDs() throws(ObjectGraphError) -> [ManagedObjectID] {
         processPendingChanges()
-        guard hasChanges else { return [] }
+        guard hasChanges else { return }
         guard let coordinator = persistentStoreCoordinator else { throw .noCoordinator(context: description) }
         notifyWillSave()
 
@@ -43,7 +33,7 @@ extension ManagedObjectContext {
         try validate(inserted: inserted, updated: updated, deleted: deleted)
         if let parent {
             try saveIntoParent(parent, inserted: inserted, updated: updated, deleted: deleted)
-            return (inserted + updated).map(\.objectID)
+            return
         }
 
         // Conflicts with the store are resolved by the merge policy and the save tried again (a few times:
@@ -142,7 +132,6 @@ extension ManagedObjectContext {
             ContextDidSave(
                 inserted: insertedIDs, updated: updatedIDs, deleted: deletedIDs, snapshots: snapshots,
                 contextName: name, sourceContext: ObjectIdentifier(self), permanentIDs: permanentIDs))
-        return saved.map(\.object.objectID)
     }
 
     /// Resolves uniqueness conflicts, then gives the (possibly changed) objects to save and their request.
