@@ -35,7 +35,8 @@ extension SQLiteStore {
                         let number = Int(statement.int64(at: 1))
                         if number != lastNumber, let concrete = self.layout(forEntityNumber: number) {
                             lastNumber = number
-                            lastNamespace = namespaces.namespace(entityNumber: number) ?? namespaces.namespace(entityName: concrete.entity.name)
+                            lastNamespace = namespaces.namespace(entityNumber: number)
+                                ?? namespaces.namespace(entityName: concrete.entity.name)
                         }
                     }
                     var values: [AttributeValue] = []
