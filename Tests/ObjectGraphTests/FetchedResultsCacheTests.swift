@@ -23,6 +23,20 @@ private func stackWithWrittenCache(_ prefix: String, items count: Int) throws
     return (cacheDirectory, cacheName, stack, sections)
 }
 
+/// A new controller on `cacheName` in `context` does not use the (damaged or crafted) cache: its results are
+/// fetched, and they are `expected`.
+private func expectRecomputed(_ cacheName: String, in context: ManagedObjectContext, _ expected: [[ManagedObjectID]])
+    throws
+{
+    try context.performAndWait {
+        let controller = FetchedResultsController(fetchRequest: itemRequest(), managedObjectContext: context,
+            sectionNameKeyPath: "group", cacheName: cacheName)
+        try controller.performFetch()
+        #expect(!controller.resultsCameFromCache)
+        #expect(controller.sectionedIDs == expected)
+    }
+}
+
 /// Saves `change` (plus one new item in section D) in another context of `stack`, merges the save into `view`,
 /// and checks that `controller` then holds what a fresh fetch gives and that its last batch, applied to
 /// `before`, gives the same.
@@ -161,18 +175,10 @@ private func mergeChangeAndCheck(
     @Test func aDamagedCacheIsRecomputedNotAnError() throws {
         let (cacheDirectory, cacheName, stack, first) = try stackWithWrittenCache("damaged", items: 20)
         defer { withExtendedLifetime(cacheDirectory) {} }
-        let context = stack.context()
-        try context.performAndWait {
-            let url = FetchedResultsCache.fileURL(forName: cacheName)
-            var data = try Data(contentsOf: url)
-            data = data.prefix(data.count - 7)
-            try data.write(to: url)
-            let again = FetchedResultsController(fetchRequest: itemRequest(), managedObjectContext: context,
-                sectionNameKeyPath: "group", cacheName: cacheName)
-            try again.performFetch()
-            #expect(!again.resultsCameFromCache)
-            #expect(again.sectionedIDs == first)
-        }
+        let url = FetchedResultsCache.fileURL(forName: cacheName)
+        let data = try Data(contentsOf: url)
+        try data.prefix(data.count - 7).write(to: url)
+        try expectRecomputed(cacheName, in: stack.context(), first)
     }
 }
 
@@ -263,13 +269,7 @@ extension FetchedResultsCacheTests {
             // longer: 1,024 entries of at least 27 bytes).
             bytes[Int.random(in: 0..<min(20_000, bytes.count), using: &random)] ^= UInt8.random(in: 1...255, using: &random)
             try Data(bytes).write(to: url)
-            try context.performAndWait {
-                let controller = FetchedResultsController(fetchRequest: itemRequest(), managedObjectContext: context,
-                    sectionNameKeyPath: "group", cacheName: cacheName)
-                try controller.performFetch()
-                #expect(!controller.resultsCameFromCache)
-                #expect(controller.sectionedIDs == first)
-            }
+            try expectRecomputed(cacheName, in: context, first)
         }
     }
 }
@@ -323,14 +323,6 @@ extension FetchedResultsCacheTests {
         bytes.append(newHead)
         bytes.append(bodyBytes)
         try bytes.write(to: url)
-
-        let context = stack.context()
-        try context.performAndWait {
-            let controller = FetchedResultsController(fetchRequest: itemRequest(), managedObjectContext: context,
-                sectionNameKeyPath: "group", cacheName: cacheName)
-            try controller.performFetch()
-            #expect(!controller.resultsCameFromCache)
-            #expect(controller.sectionedIDs == first)
-        }
+        try expectRecomputed(cacheName, in: stack.context(), first)
     }
 }
