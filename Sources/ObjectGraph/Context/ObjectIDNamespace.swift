@@ -57,6 +57,13 @@ struct StoreIDNamespaces: Sendable {
     /// The store these namespaces belong to.
     let storeIdentifier: String
 
+    /// No namespaces yet (a store before it knows its identifier).
+    init() {
+        byNumber = [:]
+        byName = [:]
+        storeIdentifier = ""
+    }
+
     /// The namespaces of every entity of `model` in the store `storeIdentifier`.
     init(model: ManagedObjectModel, storeIdentifier: String) {
         self.storeIdentifier = storeIdentifier

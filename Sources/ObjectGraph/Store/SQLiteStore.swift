@@ -48,7 +48,7 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
         throws(ObjectGraphError)
     {
         self.path = path
-        idNamespaces = StoreIDNamespaces(model: model, storeIdentifier: "")
+        idNamespaces = StoreIDNamespaces()
         isReadOnly = options.isReadOnly
         pragmas = try options.validatedPragmas()
         guard options.externalBinaryDataThreshold >= 0 else {
