@@ -45,6 +45,34 @@ import Testing
         #expect(Set(others + [base]).count == 5)
     }
 
+    /// Object URIs in predicate text take the interned namespace when their entity and store are known, and
+    /// otherwise one of their own that is not kept: typed text must not grow the table for good.
+    @Test func idsReadFromPredicateTextEqualRealIDsAndKeepNothing() throws {
+        let stack = try TestStack()
+        let context = stack.context()
+        let saved: ManagedObjectID = try context.performAndWait {
+            let person = try context.insertNewObject(forEntityName: "Person")
+            person.setValue(.string("Ada"), forKey: "lastName")
+            try context.save()
+            return person.objectID
+        }
+        let parsed = try #require(ManagedObjectID.predicateID(uri: saved.uriRepresentation.absoluteString))
+        #expect(parsed == saved && parsed.hashValue == saved.hashValue)
+        #expect(parsed.namespace === saved.namespace)
+        let matches = try context.performAndWait {
+            try context.fetchObjectIDs(FetchRequest<ManagedObject>(entityName: "Person",
+                predicate: try FetchPredicate(
+                    format: "self == CAST('\(saved.uriRepresentation.absoluteString)', 'NSManagedObjectID')")))
+        }
+        #expect(matches == [saved])
+
+        let unknown = "x-coredata://NOT-A-STORE-\(UUID().uuidString)/Person/p1"
+        let first = try #require(ManagedObjectID.predicateID(uri: unknown))
+        let second = try #require(ManagedObjectID.predicateID(uri: unknown))
+        #expect(first == second && first != saved)
+        #expect(first.namespace !== second.namespace, "not interned")
+    }
+
     @Test func anIDIsAKeyAndOneReference() {
         // What every registry entry, row snapshot and change record copies.
         #expect(MemoryLayout<ManagedObjectID>.size == 16)

@@ -76,9 +76,10 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { uriRepresentation.absoluteString }
 
-    /// Equal IDs name the same object: same key, kind, entity and store (one interned namespace).
+    /// Equal IDs name the same object: same key, kind, entity and store. The namespace is almost always the
+    /// same interned instance; its names are compared only when it is not (an ID read from text).
     public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
-        lhs.key == rhs.key && lhs.namespace === rhs.namespace
+        lhs.key == rhs.key && lhs.namespace.names(rhs.namespace)
     }
 
     /// Hashes the key alone: it tells IDs apart nearly always, and a uniquing table hashes every fetched ID.
@@ -92,7 +93,7 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
     func precedes(_ other: ManagedObjectID) -> Bool {
         if isTemporaryID != other.isTemporaryID { return !isTemporaryID }
         if key != other.key { return key < other.key }
-        if namespace === other.namespace { return false }
+        if namespace.names(other.namespace) { return false }
         if entityName != other.entityName { return entityName < other.entityName }
         return storeIdentifier.utf8.lexicographicallyPrecedes(other.storeIdentifier.utf8)
     }

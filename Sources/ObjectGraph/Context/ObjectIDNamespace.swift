@@ -4,8 +4,9 @@ import Synchronization
 /// serial number or a row's primary key.
 ///
 /// Namespaces are interned — one instance per combination for the life of the process — so that an ID is
-/// a key and one reference (sixteen bytes, one reference count), and two IDs compare their namespaces by
-/// identity instead of by two strings. There are only as many as entities times stores a process opens.
+/// a key and one reference (sixteen bytes, one reference count), and two IDs usually compare their
+/// namespaces by identity instead of by two strings. There are only as many as entities times stores a
+/// process opens; IDs read from text take a transient namespace when none is interned for their names.
 final class ObjectIDNamespace: Sendable {
     /// The name of the IDs' entity.
     let entityName: String
@@ -28,6 +29,21 @@ final class ObjectIDNamespace: Sendable {
     /// The one namespace of temporary IDs of `entityName`.
     static func temporary(entityName: String) -> ObjectIDNamespace {
         interned(Key(entityName: entityName, storeIdentifier: "", isTemporary: true))
+    }
+
+    /// The interned namespace of permanent IDs of `entityName` in `storeIdentifier` if one exists, else one
+    /// made for this use only — for IDs read from text (a predicate's URI), which must not grow the table
+    /// for every name a user types. Such an ID still equals an ID of the same entity, store and key.
+    static func existingOrTransient(entityName: String, storeIdentifier: String) -> ObjectIDNamespace {
+        let key = Key(entityName: entityName, storeIdentifier: storeIdentifier, isTemporary: false)
+        return table.withLock { $0[key] }
+            ?? ObjectIDNamespace(entityName: entityName, storeIdentifier: storeIdentifier, isTemporary: false)
+    }
+
+    /// Whether `other` stands for the same entity, store and kind (true for the same instance).
+    func names(_ other: ObjectIDNamespace) -> Bool {
+        self === other || (isTemporary == other.isTemporary && entityName == other.entityName
+            && storeIdentifier == other.storeIdentifier)
     }
 
     private struct Key: Hashable {

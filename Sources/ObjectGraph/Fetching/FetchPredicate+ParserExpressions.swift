@@ -383,7 +383,8 @@ extension ManagedObjectID {
         guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty, parts[2].hasPrefix("p"),
             let key = Int64(parts[2].dropFirst()), key > 0
         else { return nil }
-        let id = ManagedObjectID(entityName: String(parts[1]), storeIdentifier: String(parts[0]), primaryKey: key)
+        let id = ManagedObjectID(
+            namespace: .existingOrTransient(entityName: String(parts[1]), storeIdentifier: String(parts[0])), key: key)
         // Only names that survive as a URI: the ID must print back as the same text.
         return id.uriRepresentation.absoluteString == text ? id : nil
     }

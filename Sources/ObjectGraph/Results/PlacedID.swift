@@ -24,10 +24,9 @@ struct IDNamespaces: Sendable {
     /// The compact form of `id` when its namespace is known (nil means nothing with it was placed).
     func existingPlacedID(for id: ManagedObjectID) -> PlacedID? {
         // A linear search by identity (namespaces are interned): there are few, and most lookups hit the first.
-        for (number, namespace) in namespaces.enumerated() where namespace === id.namespace {
-            return PlacedID(key: id.key, namespace: UInt32(number))
-        }
-        return nil
+        // An ID read from text may carry a transient namespace of the same names.
+        let number = namespaces.firstIndex { $0 === id.namespace } ?? namespaces.firstIndex { $0.names(id.namespace) }
+        return number.map { PlacedID(key: id.key, namespace: UInt32($0)) }
     }
 
     /// The compact form of an ID of `entityName` in `storeIdentifier` (a saved one), numbering the
