@@ -17,6 +17,13 @@ protocol ObjectSource: Sendable {
         entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], keys: [String],
         limit: Int, offset: Int, includesSubentities: Bool, stores: [PersistentStore]?, model: ManagedObjectModel
     ) throws(ObjectGraphError) -> [KeyedRow]
+    /// The rows `fetchKeyedRows` would return without limit and offset, handed to `visit` one at a time
+    /// (the values array may be reused between calls).
+    func visitKeyedRows(
+        entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], keys: [String],
+        includesSubentities: Bool, stores: [PersistentStore]?, model: ManagedObjectModel,
+        visit: (ManagedObjectID, [AttributeValue]) throws(ObjectGraphError) -> Void
+    ) throws(ObjectGraphError)
     /// The number of rows `fetch` would return without limit and offset.
     func count(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool,
         stores: [PersistentStore]?) throws(ObjectGraphError) -> Int
@@ -52,6 +59,15 @@ struct CoordinatorObjectSource: ObjectSource {
         try coordinator.mergedKeyedRows(
             entity: entity, predicate: predicate, sortCriteria: sortCriteria, keys: keys, limit: limit, offset: offset,
             includesSubentities: includesSubentities, affectedStores: stores)
+    }
+
+    func visitKeyedRows(
+        entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], keys: [String],
+        includesSubentities: Bool, stores: [PersistentStore]?, model: ManagedObjectModel,
+        visit: (ManagedObjectID, [AttributeValue]) throws(ObjectGraphError) -> Void
+    ) throws(ObjectGraphError) {
+        try coordinator.visitMergedKeyedRows(entity: entity, predicate: predicate, sortCriteria: sortCriteria,
+            keys: keys, includesSubentities: includesSubentities, affectedStores: stores, visit: visit)
     }
 
     func count(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool,
@@ -176,5 +192,18 @@ extension ObjectSource {
         let rows = try fetch(entity: entity, predicate: predicate, sortCriteria: sortCriteria, limit: limit,
             offset: offset, includesSubentities: includesSubentities, stores: stores)
         return KeyedRow.reduce(rows, keys: keys, fallback: entity, model: model)
+    }
+
+    /// Walks ``fetchKeyedRows``.
+    func visitKeyedRows(
+        entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], keys: [String],
+        includesSubentities: Bool, stores: [PersistentStore]?, model: ManagedObjectModel,
+        visit: (ManagedObjectID, [AttributeValue]) throws(ObjectGraphError) -> Void
+    ) throws(ObjectGraphError) {
+        for row in try fetchKeyedRows(entity: entity, predicate: predicate, sortCriteria: sortCriteria, keys: keys,
+            limit: 0, offset: 0, includesSubentities: includesSubentities, stores: stores, model: model)
+        {
+            try visit(row.objectID, row.values)
+        }
     }
 }

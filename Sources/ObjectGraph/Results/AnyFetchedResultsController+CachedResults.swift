@@ -10,11 +10,12 @@ struct PendingCachedResults {
 
 extension AnyFetchedResultsController {
     /// How many results there are (without waiting for a section cache being read).
-    var resultCount: Int { pendingCachedResults?.count ?? index.count }
+    var resultCount: Int { pendingCachedResults?.count ?? untrackedResults?.count ?? index.count }
 
     /// The compact ID of the result at `offset`, from the cache's head while its body is being read.
     func placedID(atGlobalIndex offset: Int) -> PlacedID {
         if let pending = pendingCachedResults, offset < pending.head.count { return pending.head[offset].placed }
+        if let untracked = untrackedResults { return untracked[offset] }
         return index[offset].placed
     }
 
@@ -23,6 +24,7 @@ extension AnyFetchedResultsController {
         if let pending = pendingCachedResults, range.upperBound <= pending.head.count {
             return pending.head[range].map(\.placed)
         }
+        if let untracked = untrackedResults { return Array(untracked[range]) }
         return index.entries(in: range).map(\.placed)
     }
 

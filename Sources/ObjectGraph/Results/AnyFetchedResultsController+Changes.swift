@@ -44,11 +44,20 @@ extension AnyFetchedResultsController {
         guard hasFetched, isTracking else { return }
         // Results fetched again because the section cache was damaged already hold this change.
         if settleCachedResults() { return }
-        seenObjectIDGeneration = managedObjectContext.objectIDGeneration
         if change.invalidatedAllObjects {
+            seenObjectIDGeneration = managedObjectContext.objectIDGeneration
             invalidateContent()
             return
         }
+        // Results fetched untracked, for a delegate or stream that came later: fetched again with their keys
+        // (which this change is part of) and the difference reported.
+        if untrackedResults != nil {
+            let updated = change.updatedObjects.union(change.refreshedObjects)
+            startTrackingUntrackedResults(updated: Set(updated.map(ObjectIdentifier.init)
+                + (relatedPaths.isEmpty ? [] : updated.flatMap { relatedPaths.sources(reaching: $0) }.map(ObjectIdentifier.init))))
+            return
+        }
+        seenObjectIDGeneration = managedObjectContext.objectIDGeneration
         let predicate = fetchRequest.predicate
         var seen: Set<ObjectIdentifier> = []
         var removed: [Leaving] = []
@@ -264,6 +273,7 @@ extension AnyFetchedResultsController {
     /// again: no per-object changes are reported (Core Data's rule).
     func invalidateContent() {
         index = ResultsIndex()
+        untrackedResults = nil
         runs = SectionRuns()
         placedOrders = PlacedOrders()
         namespaces = IDNamespaces()

@@ -40,6 +40,7 @@ extension AnyFetchedResultsController {
         namespaces = IDNamespaces()
 
         pendingCachedResults = nil
+        untrackedResults = nil
         // Fetched (not cached) results, in order: the section cache is written from them.
         var placed: [ResultsEntry]?
         let cache = cacheName.map { FetchedResultsCache(name: $0, controller: self, model: model) }
@@ -56,6 +57,9 @@ extension AnyFetchedResultsController {
             placedOrdersStorage = nil
             temporaryPlacements = TemporaryPlacements()
             resultsCameFromCache = true
+        } else if mayFetchUntracked(entity: entity, model: model, storeCount: storeCount) {
+            try fetchUntracked(entity: entity, model: model)
+            resultsCameFromCache = false
         } else {
             placed = try placeFetchedEntries(try fetchEntries(entity: entity, model: model))
             resultsCameFromCache = false

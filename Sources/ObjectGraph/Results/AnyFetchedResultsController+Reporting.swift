@@ -10,10 +10,10 @@ extension AnyFetchedResultsController {
     func makeSnapshot(reloaded: [ManagedObjectID]) -> FetchedResultsSnapshot {
         var items: [[ManagedObjectID]] = []
         items.reserveCapacity(runs.count)
-        var entries = index.allEntries[...]
+        var ids = untrackedResults?[...] ?? index.allEntries.map(\.placed)[...]
         for count in runs.counts {
-            items.append(entries.prefix(count).map { namespaces.id(for: $0.placed) })
-            entries = entries.dropFirst(count)
+            items.append(ids.prefix(count).map(namespaces.id(for:)))
+            ids = ids.dropFirst(count)
         }
         return FetchedResultsSnapshot(sectionIdentifiers: runs.sections.map { names[$0] },
             sectionItemIdentifiers: items, reloadedItemIdentifiers: reloaded)

@@ -32,7 +32,13 @@ open class AnyFetchedResultsController {
     public let cacheName: String?
     /// Receives change batches. Without a delegate the results stay as fetched (Core Data's rule); a
     /// delegate whose ``FetchedResultsControllerDelegate/tracksChanges`` is false does not turn tracking on.
-    public weak var delegate: (any FetchedResultsControllerDelegate)?
+    ///
+    /// Setting a delegate that tracks changes on a controller fetched without one reads the sort and
+    /// section keys of the results (one keyed fetch); if the results changed since they were fetched, the
+    /// new delegate hears the difference as one change batch.
+    public weak var delegate: (any FetchedResultsControllerDelegate)? {
+        didSet { startTrackingUntrackedResults() }
+    }
 
     /// The results in order. Reading it waits for a section cache still being read (see
     /// ``pendingCachedResults``); setting it drops such a read.
@@ -52,6 +58,9 @@ open class AnyFetchedResultsController {
     }
     /// ``index`` as it stands (empty while a section cache is still being read).
     var indexStorage: ResultsIndex
+    /// The results' IDs in order when they were fetched without change tracking (see
+    /// ``fetchUntracked(entity:model:)``); nil when ``index`` holds them.
+    var untrackedResults: [PlacedID]?
     /// Results from a section cache whose body is still being read on another thread: the first screen is
     /// shown from their head.
     var pendingCachedResults: PendingCachedResults?
@@ -144,13 +153,15 @@ open class AnyFetchedResultsController {
     /// loads every object; prefer ``object(at:)``-style access.
     public var fetchedObjectsUntyped: [ManagedObject]? {
         guard hasFetched else { return nil }
-        return (0..<index.count).map(objectAtGlobalIndex)
+        return (0..<resultCount).map(objectAtGlobalIndex)
     }
 
     /// The IDs of the fetched objects in order, or nil before ``performFetch()``. Costs no object.
     public var fetchedObjectIDs: [ManagedObjectID]? {
         adoptNewObjectIDs()
-        return hasFetched ? index.allEntries.map { namespaces.id(for: $0.placed) } : nil
+        guard hasFetched else { return nil }
+        if let untracked = untrackedResults { return untracked.map(namespaces.id(for:)) }
+        return index.allEntries.map { namespaces.id(for: $0.placed) }
     }
 
     /// The number of fetched objects.
@@ -209,6 +220,10 @@ open class AnyFetchedResultsController {
     /// The index path of `object`, or nil when it is not in the results.
     public func indexPath(forObject object: ManagedObject) -> IndexPath? {
         adoptNewObjectIDs()
+        if untrackedResults != nil {
+            return namespaces.existingPlacedID(for: object.objectID).flatMap(untrackedPosition(of:))
+                .map(indexPath(forGlobalIndex:))
+        }
         guard let id = placementID(of: object), let order = placedOrders[id],
             let offset = index.position(of: id, order: order)
         else { return nil }
@@ -219,6 +234,10 @@ open class AnyFetchedResultsController {
     public func indexPath(forObjectID objectID: ManagedObjectID) -> IndexPath? {
         adoptNewObjectIDs()
         if let object = managedObjectContext.registered(objectID) { return indexPath(forObject: object) }
+        if untrackedResults != nil {
+            return namespaces.existingPlacedID(for: objectID).flatMap(untrackedPosition(of:))
+                .map(indexPath(forGlobalIndex:))
+        }
         guard let placed = namespaces.existingPlacedID(for: objectID), let order = placedOrders[placed],
             let offset = index.position(of: placed, order: order)
         else {

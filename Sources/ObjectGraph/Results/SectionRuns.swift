@@ -46,15 +46,18 @@ struct SectionRuns: Sendable {
 
     /// The runs of `entries` (in order).
     init<Entries: Sequence<ResultsEntry>>(of entries: Entries) {
-        for entry in entries {
-            if sections.last == entry.section {
-                counts[counts.count - 1] += 1
-            } else {
-                if runBySection[entry.section] != nil { hasRepeats = true }
-                runBySection[entry.section] = sections.count
-                sections.append(entry.section)
-                counts.append(1)
-            }
+        for entry in entries { appendOne(to: entry.section) }
+    }
+
+    /// Counts one more entry at the end, of `section`: into the last run, or a new run after it.
+    mutating func appendOne(to section: Int32) {
+        if sections.last == section {
+            counts[counts.count - 1] += 1
+        } else {
+            if runBySection[section] != nil { hasRepeats = true }
+            runBySection[section] = sections.count
+            sections.append(section)
+            counts.append(1)
         }
         startsAreCurrent = false
     }

@@ -19,6 +19,19 @@ extension StoreBackend {
             offset: offset, includesSubentities: includesSubentities)
         return KeyedRow.reduce(rows, keys: keys, fallback: entity, model: model)
     }
+
+    /// Walks ``fetchKeyedRows``: stores that can stream rows implement this themselves.
+    func visitKeyedRows(
+        entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], keys: [String],
+        includesSubentities: Bool, model: ManagedObjectModel,
+        visit: (ManagedObjectID, [AttributeValue]) throws(ObjectGraphError) -> Void
+    ) throws(ObjectGraphError) {
+        for row in try fetchKeyedRows(entity: entity, predicate: predicate, sortCriteria: sortCriteria, keys: keys,
+            limit: 0, offset: 0, includesSubentities: includesSubentities, model: model)
+        {
+            try visit(row.objectID, row.values)
+        }
+    }
 }
 
 extension KeyedRow {

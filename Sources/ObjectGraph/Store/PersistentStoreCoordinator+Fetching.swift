@@ -80,6 +80,28 @@ extension PersistentStoreCoordinator {
         return KeyedRow.reduce(rows, keys: keys, fallback: entity, model: managedObjectModel)
     }
 
+    /// The rows of ``mergedKeyedRows(entity:predicate:sortCriteria:keys:limit:offset:includesSubentities:affectedStores:)``
+    /// handed to `visit` one at a time: streamed from the store when one store answers, so that reading a
+    /// million rows does not hold a million rows.
+    func visitMergedKeyedRows(
+        entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], keys: [String],
+        includesSubentities: Bool, affectedStores: [PersistentStore]? = nil,
+        visit: (ManagedObjectID, [AttributeValue]) throws(ObjectGraphError) -> Void
+    ) throws(ObjectGraphError) {
+        let stores = try stores(forFetching: entity, includesSubentities: includesSubentities,
+            affectedStores: affectedStores)
+        if stores.count == 1, let store = stores.first {
+            try store.backend.visitKeyedRows(entity: entity, predicate: predicate, sortCriteria: sortCriteria,
+                keys: keys, includesSubentities: includesSubentities, model: managedObjectModel, visit: visit)
+            return
+        }
+        for row in try mergedKeyedRows(entity: entity, predicate: predicate, sortCriteria: sortCriteria, keys: keys,
+            limit: 0, offset: 0, includesSubentities: includesSubentities, affectedStores: affectedStores)
+        {
+            try visit(row.objectID, row.values)
+        }
+    }
+
     /// The number of rows of `entity` matching `predicate` in every store that holds it (or in `affectedStores`).
     func count(
         entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool,

@@ -73,6 +73,14 @@ protocol StoreBackend: AnyObject, Sendable {
         entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], keys: [String],
         limit: Int, offset: Int, includesSubentities: Bool, model: ManagedObjectModel
     ) throws(ObjectGraphError) -> [KeyedRow]
+    /// The same rows handed to `visit` one at a time, in order, without collecting them: for readers of
+    /// very many rows that keep little of each (a controller without change tracking keeps IDs only). The
+    /// values array is reused between calls. A default reads ``fetchKeyedRows`` and walks it.
+    func visitKeyedRows(
+        entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], keys: [String],
+        includesSubentities: Bool, model: ManagedObjectModel,
+        visit: (ManagedObjectID, [AttributeValue]) throws(ObjectGraphError) -> Void
+    ) throws(ObjectGraphError)
     /// The number of rows of `entity` (and, with `includesSubentities`, its sub-entities) matching `predicate`.
     func count(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool)
         throws(ObjectGraphError) -> Int

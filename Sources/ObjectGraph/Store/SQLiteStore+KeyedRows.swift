@@ -8,6 +8,34 @@ extension SQLiteStore {
         entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], keys: [String],
         limit: Int, offset: Int, includesSubentities: Bool, model: ManagedObjectModel
     ) throws(ObjectGraphError) -> [KeyedRow] {
+        var rows: [KeyedRow] = []
+        try readKeyedRows(entity: entity, predicate: predicate, sortCriteria: sortCriteria, keys: keys, limit: limit,
+            offset: offset, includesSubentities: includesSubentities, reusingValues: false)
+        { id, values throws(ObjectGraphError) in
+            rows.append(KeyedRow(objectID: id, values: values))
+        }
+        return rows
+    }
+
+    /// The same rows streamed: one values array serves every row, so reading a million rows allocates
+    /// nothing per row.
+    func visitKeyedRows(
+        entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], keys: [String],
+        includesSubentities: Bool, model: ManagedObjectModel,
+        visit: (ManagedObjectID, [AttributeValue]) throws(ObjectGraphError) -> Void
+    ) throws(ObjectGraphError) {
+        try readKeyedRows(entity: entity, predicate: predicate, sortCriteria: sortCriteria, keys: keys, limit: 0,
+            offset: 0, includesSubentities: includesSubentities, reusingValues: true, visit: visit)
+    }
+
+    /// Steps the keyed query, handing each row's ID and values to `visit`; with `reusingValues` the values
+    /// array is emptied and refilled for each row (the visitor must not keep it), otherwise each row gets
+    /// its own.
+    private func readKeyedRows(
+        entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], keys: [String],
+        limit: Int, offset: Int, includesSubentities: Bool, reusingValues: Bool,
+        visit: (ManagedObjectID, [AttributeValue]) throws(ObjectGraphError) -> Void
+    ) throws(ObjectGraphError) {
         let layout = try layout(of: entity)
         var columns: [(name: String, type: AttributeType)?] = []
         for key in keys {
@@ -24,12 +52,12 @@ extension SQLiteStore {
         let (sql, bindings) = try selectSQL(selected.joined(separator: ", "), layout, predicate, sortCriteria,
             limit: limit, offset: offset, includesSubentities: includesSubentities)
         let namespaces = idNamespaces
-        return try withReader { connection throws(ObjectGraphError) in
+        try withReader { connection throws(ObjectGraphError) in
             try sqlite {
                 let statement = try Self.fetchStatement(sql, bindings, on: connection)
-                var rows: [KeyedRow] = []
                 var lastNumber = layout.entityNumber
                 var lastNamespace = namespaces.namespace(entityName: entity.name)
+                var values: [AttributeValue] = []
                 while try statement.step() {
                     if !singleEntity {
                         let number = Int(statement.int64(at: 1))
@@ -39,24 +67,23 @@ extension SQLiteStore {
                                 ?? namespaces.namespace(entityName: concrete.entity.name)
                         }
                     }
-                    var values: [AttributeValue] = []
-                    if !columns.isEmpty {
-                        values.reserveCapacity(columns.count)
-                        var position: Int32 = singleEntity ? 1 : 2
-                        for column in columns {
-                            guard let column else {
-                                values.append(.null)
-                                continue
-                            }
-                            values.append(AttributeValue(sqliteValue: statement.value(at: position), type: column.type))
-                            position += 1
-                        }
+                    if reusingValues {
+                        values.removeAll(keepingCapacity: true)
+                    } else {
+                        values = []
+                        if !columns.isEmpty { values.reserveCapacity(columns.count) }
                     }
-                    rows.append(KeyedRow(
-                        objectID: ManagedObjectID(namespace: lastNamespace, key: statement.int64(at: 0)),
-                        values: values))
+                    var position: Int32 = singleEntity ? 1 : 2
+                    for column in columns {
+                        guard let column else {
+                            values.append(.null)
+                            continue
+                        }
+                        values.append(AttributeValue(sqliteValue: statement.value(at: position), type: column.type))
+                        position += 1
+                    }
+                    try visit(ManagedObjectID(namespace: lastNamespace, key: statement.int64(at: 0)), values)
                 }
-                return rows
             }
         }
     }
