@@ -37,7 +37,8 @@ enum Profile {
                 "people-\(count)\(index == .none ? "-noindex" : "")", index: index, count: count)
             _ = try FetchWorkload.rawObjects(try RawConnection(path: file.path))
         case "controller":
-            _ = try ControllerWorkload.objectGraph(count: count, rounds: 3)
+            let rounds = ProcessInfo.processInfo.environment["ROUNDS"].flatMap { Int($0) } ?? 3
+            _ = try ControllerWorkload.objectGraph(count: count, rounds: rounds)
         default:
             throw RawSQLiteError(description: "unknown profile workload \(workload)")
         }

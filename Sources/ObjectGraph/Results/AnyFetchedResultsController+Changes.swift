@@ -68,8 +68,8 @@ extension AnyFetchedResultsController {
         let reidentified = temporaryPlacements.isEmpty ? [] : objectsWithNewPermanentIDs()
 
         for object in change.deletedObjects where trackedEntityNames.contains(object.entity.name) {
-            guard seen.insert(ObjectIdentifier(object)).inserted, let placed = placementID(of: object),
-                let order = placedOrders[placed], let (entry, position) = index.locate(placed, order: order)
+            guard seen.insert(ObjectIdentifier(object)).inserted, let (placed, order) = placement(of: object),
+                let (entry, position) = index.locate(placed, order: order)
             else { continue }
             removed.append(Leaving(object: object, placed: placed, order: order, section: entry.section,
                 oldIndex: position))
@@ -87,8 +87,7 @@ extension AnyFetchedResultsController {
             guard seen.insert(ObjectIdentifier(object)).inserted else { continue }
             let matches = !object.isDeleted && (predicate?.evaluate(with: object) ?? true)
                 && managedObjectContext.isInStores(object, fetchRequest.affectedStores)
-            guard let placed = placementID(of: object), let order = placedOrders[placed],
-                let (entry, position) = index.locate(placed, order: order)
+            guard let (placed, order) = placement(of: object), let (entry, position) = index.locate(placed, order: order)
             else {
                 if matches {
                     added.append(object)
@@ -119,7 +118,6 @@ extension AnyFetchedResultsController {
         let oldCount = index.count
 
         // Take the leavers out and put the arrivals in.
-        var newSectionArrivals: [ResultsEntry] = []
         var leavingOldIndexes: [Int] = []
         leavingOldIndexes.reserveCapacity(removed.count + replaced.count)
         for leavers in [removed, replaced] {
@@ -131,23 +129,29 @@ extension AnyFetchedResultsController {
             }
         }
         index.remove(atPositions: leavingOldIndexes)
-        let arrivals = added + replaced.map(\.object)
-        for object in arrivals {
-            guard let entry = arrivingEntries[ObjectIdentifier(object)] else { continue }
-            index.insert(entry)
+        // In order, so that one search per arrival places it and gives its final position.
+        var arriving = (added + replaced.map(\.object)).compactMap { object in
+            arrivingEntries[ObjectIdentifier(object)].map { (object: object, entry: $0) }
+        }
+        arriving.sort { RowOrdering.compare($0.entry.order, $1.entry.order) < 0 }
+        let arrivingNewIndexes = index.insert(sorted: arriving.map(\.entry))
+        var newIndexes: [ObjectIdentifier: Int] = [:]
+        newIndexes.reserveCapacity(arriving.count)
+        var newSectionArrivals: [(entry: ResultsEntry, position: Int)] = []
+        for ((object, entry), position) in zip(arriving, arrivingNewIndexes) {
+            newIndexes[ObjectIdentifier(object)] = position
             placedOrders[entry.placed] = entry.order
             if namespaces.isTemporary(entry.placed) {
                 temporaryPlacements[ObjectIdentifier(object)] = (object, namespaces.id(for: entry.placed))
             }
-            if runs.hasRepeats || !runs.addOne(to: entry.section) { newSectionArrivals.append(entry) }
+            if runs.hasRepeats || !runs.addOne(to: entry.section) { newSectionArrivals.append((entry, position)) }
         }
-        updateSections(newSectionArrivals: newSectionArrivals, arrivals: arrivals.compactMap {
-            arrivingEntries[ObjectIdentifier($0)]
-        })
+        updateSections(newSectionArrivals: newSectionArrivals,
+            arrivals: zip(arriving, arrivingNewIndexes).map { ($0.entry.section, $1) })
 
         // Where everything is now, and how each change is reported.
         var changes: [ResultsObjectChange] = []
-        changes.reserveCapacity(removed.count + arrivals.count + updatedInPlace.count)
+        changes.reserveCapacity(removed.count + arriving.count + updatedInPlace.count)
         var scratchRuns = oldRuns
         func oldPath(_ offset: Int) -> RowPath {
             let (section, row) = scratchRuns.locate(offset)
@@ -157,12 +161,9 @@ extension AnyFetchedResultsController {
             changes.append(ResultsObjectChange(object: leaving.object, type: .delete, oldID: leaving.placed,
                 oldIndex: leaving.oldIndex, oldPath: oldPath(leaving.oldIndex)))
         }
-        var arrivingNewIndexes: [Int] = []
         for object in added {
-            guard let entry = arrivingEntries[ObjectIdentifier(object)],
-                let offset = index.position(of: entry.placed, order: entry.order)
+            guard let entry = arrivingEntries[ObjectIdentifier(object)], let offset = newIndexes[ObjectIdentifier(object)]
             else { continue }
-            arrivingNewIndexes.append(offset)
             changes.append(ResultsObjectChange(object: object, type: .insert, newID: entry.placed,
                 newIndex: offset,
                 newPath: rowPath(forGlobalIndex: offset)))
@@ -170,15 +171,15 @@ extension AnyFetchedResultsController {
         var replacedPlaces: [(leaving: Leaving, entry: ResultsEntry, newIndex: Int)] = []
         for leaving in replaced {
             guard let entry = arrivingEntries[ObjectIdentifier(leaving.object)],
-                let offset = index.position(of: entry.placed, order: entry.order)
+                let offset = newIndexes[ObjectIdentifier(leaving.object)]
             else { continue }
-            arrivingNewIndexes.append(offset)
             replacedPlaces.append((leaving, entry, offset))
         }
+        let sortedLeavingOldIndexes = leavingOldIndexes.sorted()
         let inPlace = Self.replacedKeepingTheirPlace(
             replacedPlaces.map { ($0.leaving.oldIndex, $0.newIndex, $0.leaving.section == $0.entry.section) },
-            leavingOldIndexes: leavingOldIndexes.sorted(),
-            arrivingNewIndexes: arrivingNewIndexes.sorted())
+            leavingOldIndexes: sortedLeavingOldIndexes,
+            arrivingNewIndexes: arrivingNewIndexes)
         for (offset, place) in replacedPlaces.enumerated() {
             changes.append(ResultsObjectChange(object: place.leaving.object,
                 type: inPlace.contains(offset) ? .update : .move, oldID: place.leaving.placed,
@@ -186,8 +187,12 @@ extension AnyFetchedResultsController {
                 oldIndex: place.leaving.oldIndex, newIndex: place.newIndex, oldPath: oldPath(place.leaving.oldIndex),
                 newPath: rowPath(forGlobalIndex: place.newIndex)))
         }
+        // Objects that neither left nor arrived keep their rank among such objects: the k-th of them now sits
+        // after the arrivals whose own rank among them (position minus the arrivals before) is at most k.
+        let arrivalRanks = arrivingNewIndexes.enumerated().map { $1 - $0 }
         for leaving in updatedInPlace {
-            guard let offset = index.position(of: leaving.placed, order: leaving.order) else { continue }
+            let rank = leaving.oldIndex - sortedLeavingOldIndexes.countBelow(leaving.oldIndex)
+            let offset = rank + arrivalRanks.countBelow(rank + 1)
             changes.append(ResultsObjectChange(object: leaving.object, type: .update, oldID: leaving.placed,
                 newID: leaving.placed, oldIndex: leaving.oldIndex, newIndex: offset,
                 oldPath: oldPath(leaving.oldIndex), newPath: rowPath(forGlobalIndex: offset)))
@@ -201,15 +206,16 @@ extension AnyFetchedResultsController {
     /// Updates the section runs after a batch's entries moved: counts were adjusted one by one; new
     /// sections get runs beside their neighbours; a split section (an order that does not group sections)
     /// falls back to rebuilding the runs from the entries.
-    private func updateSections(newSectionArrivals: [ResultsEntry], arrivals: [ResultsEntry]) {
+    private func updateSections(
+        newSectionArrivals: [(entry: ResultsEntry, position: Int)], arrivals: [(section: Int32, position: Int)]
+    ) {
         if runs.hasRepeats {
             runs = SectionRuns(of: index.allEntries)
             return
         }
         // Each new section, at the position of its first object, after the section before that object.
         var firstPositions: [Int32: (position: Int, count: Int)] = [:]
-        for entry in newSectionArrivals {
-            let position = index.position(of: entry.placed, order: entry.order) ?? 0
+        for (entry, position) in newSectionArrivals {
             let known = firstPositions[entry.section]
             firstPositions[entry.section] = (min(known?.position ?? position, position), (known?.count ?? 0) + 1)
         }
@@ -219,10 +225,9 @@ extension AnyFetchedResultsController {
         }
         runs.removeEmptyRuns()
         // Every arrival must now sit in its own section's run; otherwise the order split a section.
-        for entry in arrivals {
-            guard let position = index.position(of: entry.placed, order: entry.order) else { continue }
+        for (section, position) in arrivals {
             let (run, _) = runs.locate(position)
-            if runs.sections[run] != entry.section {
+            if runs.sections[run] != section {
                 runs = SectionRuns(of: index.allEntries)
                 return
             }

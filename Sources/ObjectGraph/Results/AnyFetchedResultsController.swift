@@ -93,7 +93,7 @@ open class AnyFetchedResultsController {
         var orders = PlacedOrders()
         orders.reserveCapacity(index.count)
         for chunk in index.chunks {
-            for entry in chunk { orders[entry.placed] = entry.order }
+            for entry in chunk.entries { orders[entry.placed] = entry.order }
         }
         placedOrdersStorage = orders
         return orders
@@ -224,7 +224,7 @@ open class AnyFetchedResultsController {
             return namespaces.existingPlacedID(for: object.objectID).flatMap(untrackedPosition(of:))
                 .map(indexPath(forGlobalIndex:))
         }
-        guard let id = placementID(of: object), let order = placedOrders[id],
+        guard let (id, order) = placement(of: object),
             let offset = index.position(of: id, order: order)
         else { return nil }
         return indexPath(forGlobalIndex: offset)
@@ -274,11 +274,15 @@ open class AnyFetchedResultsController {
     // MARK: - Positions
 
     /// The ID an object's result was placed under — its own, or the temporary ID it had when placed — in
-    /// compact form; nil when the object is not among the results.
-    func placementID(of object: ManagedObject) -> PlacedID? {
-        if let placed = namespaces.existingPlacedID(for: object.objectID), placedOrders[placed] != nil { return placed }
-        guard let temporary = temporaryPlacements[ObjectIdentifier(object)]?.id else { return nil }
-        return namespaces.existingPlacedID(for: temporary)
+    /// compact form, and the order bytes it was placed at; nil when the object is not among the results.
+    func placement(of object: ManagedObject) -> (placed: PlacedID, order: [UInt8])? {
+        if let placed = namespaces.existingPlacedID(for: object.objectID), let order = placedOrders[placed] {
+            return (placed, order)
+        }
+        guard let temporary = temporaryPlacements[ObjectIdentifier(object)]?.id,
+            let placed = namespaces.existingPlacedID(for: temporary), let order = placedOrders[placed]
+        else { return nil }
+        return (placed, order)
     }
 
     func globalIndex(of indexPath: IndexPath) -> Int? {

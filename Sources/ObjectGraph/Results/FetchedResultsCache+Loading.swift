@@ -175,14 +175,8 @@ extension ResultsEntry {
     /// Whether `entries` are strictly in order.
     static func areInOrder(_ entries: [ResultsEntry]) -> Bool {
         guard entries.count > 1 else { return true }
-        for offset in 1..<entries.count {
-            let (previous, entry) = (entries[offset - 1], entries[offset])
-            // The inline prefixes decide almost every pair without touching the order bytes.
-            if previous.orderPrefix != entry.orderPrefix {
-                if previous.orderPrefix > entry.orderPrefix { return false }
-                continue
-            }
-            if RowOrdering.compare(previous.order, entry.order) >= 0 { return false }
+        for offset in 1..<entries.count where RowOrdering.compare(entries[offset - 1].order, entries[offset].order) >= 0 {
+            return false
         }
         return true
     }

@@ -1,56 +1,107 @@
-/// One fetched object as the controller keeps it: its compact ID plus the place (order bytes) and section
-/// it was placed by, so the controller can find it again after its values change — without holding the
-/// object itself, nor its sort keys (the order bytes encode them).
-struct ResultsEntry: Sendable {
-    /// The object's ID, in the controller's compact form (see ``IDNamespaces``).
-    private(set) var placed: PlacedID
-    /// The section's name, interned in the controller's ``SectionNames``.
-    let section: Int32
-    /// The entry's place as bytes (``RowOrdering/orderBytes(_:_:)``): what the index compares.
-    private(set) var order: [UInt8]
-    /// The first 8 bytes of ``order``, kept inline so that most comparisons in a search touch no other
-    /// memory.
-    private(set) var orderPrefix: UInt64
-
-    /// An entry for the object `id` (whose compact form is `placed`) with sort keys `keys`.
-    init(id: ManagedObjectID, placed: PlacedID, keys: [AttributeValue], section: Int32, ordering: RowOrdering) {
-        self.init(placed: placed, order: ordering.orderBytes(keys, id), section: section)
-    }
-
-    /// An entry whose order bytes are known (read from a section cache, or re-keyed).
-    init(placed: PlacedID, order: [UInt8], section: Int32) {
-        self.placed = placed
-        self.section = section
-        self.order = order
-        self.orderPrefix = Self.prefix(of: order)
-    }
-
-    /// The first 8 bytes of `order`, big-endian, padded with zeros.
-    static func prefix(of order: [UInt8]) -> UInt64 {
-        var value: UInt64 = 0
-        for offset in 0..<8 { value = value << 8 | UInt64(offset < order.count ? order[offset] : 0) }
-        return value
-    }
-
-    /// Whether this entry sorts before the place `order` (whose prefix is `prefix`).
-    func precedes(_ order: [UInt8], prefix: UInt64) -> Bool {
-        if orderPrefix != prefix { return orderPrefix < prefix }
-        return RowOrdering.compare(self.order, order) < 0
-    }
-}
-
 /// The fetched results in order: a sorted sequence of entries split into chunks of one to two hundred, so
 /// that finding, inserting and removing an entry costs O(log n) comparisons plus a short in-chunk move,
 /// and reading the entry at a position costs O(log n).
 ///
+/// Searching touches little memory, because at a million results every touch is a cache miss: the chunk
+/// is found in one small side array of the chunks' last prefixes, and inside a chunk the search compares
+/// 8-byte words in a side array (``Chunk/keys``) — each entry's order bytes after the bytes every entry of
+/// the chunk shares (sorted neighbours share a lot: the same section and surname). Only a tie between such
+/// words reads the entry's own order bytes.
+///
 /// Chunk start offsets are recomputed lazily (one pass over the chunks, n / 128 additions) the first time
 /// a position is asked for after a change, so a batch of k changes pays for it once.
 struct ResultsIndex: Sendable {
-    private(set) var chunks: [[ResultsEntry]] = []
-    /// Each chunk's last entry's ``ResultsEntry/orderPrefix``, side by side: finding the chunk for an order
-    /// searches this one small array (64 KB for a million results) instead of touching one chunk buffer per
-    /// step — at a million results, each such touch is a cache miss.
-    private var lastPrefixes: [UInt64] = []
+    /// A run of consecutive entries with its search words.
+    struct Chunk: Sendable {
+        var entries: [ResultsEntry]
+        /// How many leading order bytes all the entries share (those of the first and the last, since they
+        /// are sorted). May be less than they share now (it is recomputed when the chunk splits), never more.
+        var shared: Int
+        /// For each entry, ``ResultsEntry/prefix(of:from:)`` of its order bytes from ``shared``.
+        var keys: [UInt64]
+
+        init(_ entries: [ResultsEntry]) {
+            self.entries = entries
+            shared = 0
+            keys = []
+            rekey()
+        }
+
+        /// Recomputes ``shared`` and ``keys`` from the entries (reads every entry's order bytes).
+        mutating func rekey() {
+            if let first = entries.first, let last = entries.last {
+                shared = ResultsEntry.sharedPrefixCount(first.order, last.order)
+            } else {
+                shared = 0
+            }
+            let from = shared
+            keys = entries.map { ResultsEntry.prefix(of: $0.order, from: from) }
+        }
+
+        /// The first offset whose entry does not precede `order`.
+        func offset(for order: [UInt8]) -> Int {
+            guard let first = entries.first else { return 0 }
+            // Outside the bytes every entry shares, the target sorts before or after all of them.
+            let sharedOrder = order.withUnsafeBufferPointer { target in
+                first.order.withUnsafeBufferPointer { bytes in
+                    compareBytes(UnsafeBufferPointer(rebasing: target.prefix(shared)),
+                        UnsafeBufferPointer(rebasing: bytes.prefix(shared)))
+                }
+            }
+            if sharedOrder < 0 { return 0 }
+            if sharedOrder > 0 { return entries.count }
+            let key = ResultsEntry.prefix(of: order, from: shared)
+            return keys.withUnsafeBufferPointer { keys in
+                entries.withUnsafeBufferPointer { entries in
+                    var low = 0
+                    var high = keys.count
+                    while low < high {
+                        let mid = (low + high) / 2
+                        let precedes = keys[mid] != key ? keys[mid] < key
+                            : RowOrdering.compare(entries[mid].order, order) < 0
+                        if precedes { low = mid + 1 } else { high = mid }
+                    }
+                    return low
+                }
+            }
+        }
+
+        /// Inserts `entry` at `offset` (its place), widening nothing unless it becomes the first or last
+        /// entry with fewer shared bytes.
+        mutating func insert(_ entry: ResultsEntry, at offset: Int) {
+            entries.insert(entry, at: offset)
+            if entries.count > 1, offset == 0 || offset == entries.count - 1 {
+                let neighbour = offset == 0 ? entries[entries.count - 1] : entries[0]
+                let nowShared = ResultsEntry.sharedPrefixCount(entry.order, neighbour.order)
+                if nowShared < shared {
+                    rekey()
+                    return
+                }
+            }
+            keys.insert(ResultsEntry.prefix(of: entry.order, from: shared), at: offset)
+        }
+
+        mutating func remove(at offset: Int) {
+            entries.remove(at: offset)
+            keys.remove(at: offset)
+        }
+
+        /// Splits off and returns the entries from `offset` on; both halves get their shared bytes anew.
+        mutating func split(at offset: Int) -> Chunk {
+            let upper = Chunk(Array(entries[offset...]))
+            entries.removeSubrange(offset...)
+            rekey()
+            return upper
+        }
+    }
+
+    private(set) var chunks: [Chunk] = []
+    /// Each chunk's last entry's first 16 order bytes as two words, side by side: finding the chunk for an
+    /// order searches this one small array (128 KB for a million results) instead of touching one chunk per
+    /// step; only a tie on both words reads the last entry's bytes.
+    private var lastPrefixes: [(UInt64, UInt64)] = []
+    /// Each chunk's entry count, side by side, so that summing them for ``chunkStarts`` reads one array.
+    private var chunkCounts: [Int] = []
     private var chunkStarts: [Int] = []
     private var startsAreCurrent = true
     private(set) var count = 0
@@ -68,8 +119,9 @@ struct ResultsIndex: Sendable {
         var start = 0
         while start < sorted.count {
             let end = min(start + Self.initialChunkSize, sorted.count)
-            chunks.append(Array(sorted[start..<end]))
-            lastPrefixes.append(sorted[end - 1].orderPrefix)
+            chunks.append(Chunk(Array(sorted[start..<end])))
+            chunkCounts.append(end - start)
+            lastPrefixes.append(Self.lastPrefix(of: sorted[end - 1].order))
             start = end
         }
         count = sorted.count
@@ -82,7 +134,7 @@ struct ResultsIndex: Sendable {
     subscript(position: Int) -> ResultsEntry {
         mutating get {
             let (chunk, offset) = locate(position)
-            return chunks[chunk][offset]
+            return chunks[chunk].entries[offset]
         }
     }
 
@@ -90,11 +142,11 @@ struct ResultsIndex: Sendable {
     func entry(at position: Int) -> ResultsEntry {
         precondition(startsAreCurrent, "Read an unprepared results index (call prepareForReading() first).")
         let (chunk, offset) = locateCurrent(position)
-        return chunks[chunk][offset]
+        return chunks[chunk].entries[offset]
     }
 
     /// Every entry in order (a linear copy; for snapshots, caches and tests).
-    var allEntries: [ResultsEntry] { Array(chunks.joined()) }
+    var allEntries: [ResultsEntry] { Array(chunks.map(\.entries).joined()) }
 
     /// The entries at `range`, in order.
     mutating func entries(in range: Range<Int>) -> [ResultsEntry] {
@@ -103,8 +155,8 @@ struct ResultsIndex: Sendable {
         result.reserveCapacity(range.count)
         var (chunk, offset) = locate(range.lowerBound)
         while result.count < range.count, chunk < chunks.count {
-            let take = min(chunks[chunk].count - offset, range.count - result.count)
-            result.append(contentsOf: chunks[chunk][offset..<(offset + take)])
+            let take = min(chunks[chunk].entries.count - offset, range.count - result.count)
+            result.append(contentsOf: chunks[chunk].entries[offset..<(offset + take)])
             chunk += 1
             offset = 0
         }
@@ -115,7 +167,7 @@ struct ResultsIndex: Sendable {
 
     /// The first chunk whose last entry does not precede `order`; `chunks.count` when none.
     private func chunkIndex(for order: [UInt8]) -> Int {
-        let prefix = ResultsEntry.prefix(of: order)
+        let prefix = Self.lastPrefix(of: order)
         return lastPrefixes.withUnsafeBufferPointer { lastPrefixes in
             var low = 0
             var high = lastPrefixes.count
@@ -125,23 +177,9 @@ struct ResultsIndex: Sendable {
                 if lastPrefixes[mid] != prefix {
                     precedesTarget = lastPrefixes[mid] < prefix
                 } else {
-                    precedesTarget = chunks[mid].last.map { $0.precedes(order, prefix: prefix) } ?? false
+                    precedesTarget = chunks[mid].entries.last.map { RowOrdering.compare($0.order, order) < 0 } ?? false
                 }
                 if precedesTarget { low = mid + 1 } else { high = mid }
-            }
-            return low
-        }
-    }
-
-    /// The first offset in `chunk` whose entry does not precede `order`.
-    private func offset(in chunk: Int, for order: [UInt8]) -> Int {
-        let prefix = ResultsEntry.prefix(of: order)
-        return chunks[chunk].withUnsafeBufferPointer { entries in
-            var low = 0
-            var high = entries.count
-            while low < high {
-                let mid = (low + high) / 2
-                if entries[mid].precedes(order, prefix: prefix) { low = mid + 1 } else { high = mid }
             }
             return low
         }
@@ -151,12 +189,12 @@ struct ResultsIndex: Sendable {
     private func find(_ order: [UInt8], _ id: PlacedID) -> (Int, Int)? {
         let chunk = chunkIndex(for: order)
         if chunk < chunks.count {
-            let offset = offset(in: chunk, for: order)
-            if offset < chunks[chunk].count, chunks[chunk][offset].placed == id { return (chunk, offset) }
+            let offset = chunks[chunk].offset(for: order)
+            if offset < chunks[chunk].entries.count, chunks[chunk].entries[offset].placed == id { return (chunk, offset) }
         }
         // Keys that no longer order consistently (a comparison that changed under us): look everywhere.
-        for (chunkIndex, entries) in chunks.enumerated() {
-            if let offset = entries.firstIndex(where: { $0.placed == id }) { return (chunkIndex, offset) }
+        for (chunkIndex, chunk) in chunks.enumerated() {
+            if let offset = chunk.entries.firstIndex(where: { $0.placed == id }) { return (chunkIndex, offset) }
         }
         return nil
     }
@@ -172,35 +210,70 @@ struct ResultsIndex: Sendable {
     mutating func locate(_ id: PlacedID, order: [UInt8]) -> (entry: ResultsEntry, position: Int)? {
         guard let (chunk, offset) = find(order, id) else { return nil }
         refreshStarts()
-        return (chunks[chunk][offset], chunkStarts[chunk] + offset)
+        return (chunks[chunk].entries[offset], chunkStarts[chunk] + offset)
     }
 
     // MARK: - Changing
 
     /// Inserts `entry` at its place in the order.
     mutating func insert(_ entry: ResultsEntry) {
-        startsAreCurrent = false
-        count += 1
+        _ = insert(sorted: [entry])
+    }
+
+    /// Inserts `entries` — in ascending order, none already present — and returns their positions
+    /// afterwards, in the same order.
+    ///
+    /// One search per entry: each entry's place among the entries already there is found first, its final
+    /// position follows from that place plus the number of new entries before it, and the entries go in
+    /// from the back (so that the places found for earlier ones stay right); chunks that grew too large
+    /// are split at the end.
+    mutating func insert(sorted entries: [ResultsEntry]) -> [Int] {
+        guard !entries.isEmpty else { return [] }
         guard !chunks.isEmpty else {
-            chunks = [[entry]]
-            lastPrefixes = [entry.orderPrefix]
-            return
+            self = ResultsIndex(sorted: entries)
+            return Array(entries.indices)
         }
-        let chunk = min(chunkIndex(for: entry.order), chunks.count - 1)
-        let offset = offset(in: chunk, for: entry.order)
-        chunks[chunk].insert(entry, at: offset)
-        if chunks[chunk].count > Self.maximumChunkSize {
-            let upper = Array(chunks[chunk][(Self.maximumChunkSize / 2)...])
-            chunks[chunk].removeSubrange((Self.maximumChunkSize / 2)...)
-            chunks.insert(upper, at: chunk + 1)
-            lastPrefixes.insert(0, at: chunk + 1)
-            refreshLastPrefix(of: chunk + 1)
+        var places: [(chunk: Int, offset: Int)] = []
+        places.reserveCapacity(entries.count)
+        for entry in entries {
+            let chunk = min(chunkIndex(for: entry.order), chunks.count - 1)
+            places.append((chunk, chunks[chunk].offset(for: entry.order)))
         }
-        refreshLastPrefix(of: chunk)
+        refreshStarts()
+        let positions = places.enumerated().map { number, place in chunkStarts[place.chunk] + place.offset + number }
+        for (entry, place) in zip(entries, places).reversed() {
+            chunks[place.chunk].insert(entry, at: place.offset)
+            chunkCounts[place.chunk] += 1
+        }
+        count += entries.count
+        startsAreCurrent = false
+        // Refresh the touched chunks' last prefixes and split the large ones, from the back so that the chunk
+        // numbers still to visit stay valid.
+        var previous = -1
+        for place in places.reversed() where place.chunk != previous {
+            previous = place.chunk
+            var chunk = place.chunk
+            while chunks[chunk].entries.count > Self.maximumChunkSize {
+                let upper = chunks[chunk].split(at: Self.maximumChunkSize / 2)
+                chunks.insert(upper, at: chunk + 1)
+                chunkCounts[chunk] = chunks[chunk].entries.count
+                chunkCounts.insert(upper.entries.count, at: chunk + 1)
+                lastPrefixes.insert((0, 0), at: chunk + 1)
+                refreshLastPrefix(of: chunk)
+                chunk += 1
+            }
+            refreshLastPrefix(of: chunk)
+        }
+        return positions
     }
 
     private mutating func refreshLastPrefix(of chunk: Int) {
-        if let last = chunks[chunk].last { lastPrefixes[chunk] = last.orderPrefix }
+        if let last = chunks[chunk].entries.last { lastPrefixes[chunk] = Self.lastPrefix(of: last.order) }
+    }
+
+    /// The first 16 bytes of `order` as two words (see ``lastPrefixes``).
+    private static func lastPrefix(of order: [UInt8]) -> (UInt64, UInt64) {
+        (ResultsEntry.prefix(of: order), ResultsEntry.prefix(of: order, from: 8))
     }
 
     /// Removes the entries at `positions` (distinct, current positions), without comparing keys.
@@ -210,8 +283,10 @@ struct ResultsIndex: Sendable {
         for position in positions.sorted(by: >) where position >= 0 && position < count {
             let chunk = chunkStarts.indexOfLastStart(atOrBefore: position)
             chunks[chunk].remove(at: position - chunkStarts[chunk])
-            if chunks[chunk].isEmpty {
+            chunkCounts[chunk] -= 1
+            if chunks[chunk].entries.isEmpty {
                 chunks.remove(at: chunk)
+                chunkCounts.remove(at: chunk)
                 lastPrefixes.remove(at: chunk)
                 chunkStarts.remove(at: chunk)
             } else {
@@ -226,7 +301,10 @@ struct ResultsIndex: Sendable {
     /// place (a temporary ID that became permanent); the caller checks that the order is unchanged.
     mutating func replaceID(_ oldID: PlacedID, order: [UInt8], with newID: PlacedID, newOrder: [UInt8]) -> Bool {
         guard let (chunk, offset) = find(order, oldID) else { return false }
-        chunks[chunk][offset] = ResultsEntry(placed: newID, order: newOrder, section: chunks[chunk][offset].section)
+        chunks[chunk].entries[offset] = ResultsEntry(placed: newID, order: newOrder,
+            section: chunks[chunk].entries[offset].section)
+        // The ID is part of the order bytes, which the chunk's shared bytes may reach into.
+        chunks[chunk].rekey()
         refreshLastPrefix(of: chunk)
         return true
     }
@@ -238,9 +316,9 @@ struct ResultsIndex: Sendable {
         chunkStarts.removeAll(keepingCapacity: true)
         chunkStarts.reserveCapacity(chunks.count)
         var start = 0
-        for chunk in chunks {
+        for count in chunkCounts {
             chunkStarts.append(start)
-            start += chunk.count
+            start += count
         }
         startsAreCurrent = true
     }
