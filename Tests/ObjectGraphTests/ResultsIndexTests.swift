@@ -75,7 +75,17 @@ import Testing
                     "\(label): chunk \(number) entry \(offset) does not share \(chunk.shared) bytes")
                 #expect(chunk.keys[offset] == ResultsEntry.prefix(of: entry.order, from: chunk.shared),
                     "\(label): chunk \(number) key \(offset)")
-                #expect(chunk.offset(for: entry.order) == offset, "\(label): chunk \(number) search for \(offset)")
+                #expect(chunk.offset(for: entry.order, words: ResultsIndex.leadingWords(of: entry.order)) == offset,
+                    "\(label): chunk \(number) search for \(offset)")
+            }
+            // Entries of the neighbouring chunks sort wholly before or after this one's; a search says so.
+            let neighbours = [number - 1, number + 1].filter { index.chunks.indices.contains($0) }
+            for other in neighbours {
+                for target in index.chunks[other].entries.enumerated().filter({ $0.offset % 5 == 0 }).map(\.element) {
+                    let expected = chunk.entries.filter { RowOrdering.compare($0.order, target.order) < 0 }.count
+                    #expect(chunk.offset(for: target.order, words: ResultsIndex.leadingWords(of: target.order)) == expected,
+                        "\(label): chunk \(number) search for an entry of chunk \(other)")
+                }
             }
         }
     }

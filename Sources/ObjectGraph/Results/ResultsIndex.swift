@@ -19,12 +19,21 @@ struct ResultsIndex: Sendable {
         var shared: Int
         /// For each entry, ``ResultsEntry/prefix(of:from:)`` of its order bytes from ``shared``.
         var keys: [UInt64]
+        /// The shared bytes as two words (zero after them), when there are at most 16: a target is compared
+        /// with them without reading any entry's order bytes.
+        var sharedWords: (UInt64, UInt64) = (0, 0)
 
         init(_ entries: [ResultsEntry]) {
             self.entries = entries
             shared = 0
             keys = []
             rekey()
+        }
+
+        /// Masks that keep the first `count` bytes (at most 16) of two big-endian words.
+        static func masks(keeping count: Int) -> (UInt64, UInt64) {
+            func mask(_ bytes: Int) -> UInt64 { bytes <= 0 ? 0 : bytes >= 8 ? ~0 : ~0 << UInt64(64 - 8 * bytes) }
+            return (mask(count), mask(count - 8))
         }
 
         /// Recomputes ``shared`` and ``keys`` from the entries (reads every entry's order bytes).
@@ -36,16 +45,28 @@ struct ResultsIndex: Sendable {
             }
             let from = shared
             keys = entries.map { ResultsEntry.prefix(of: $0.order, from: from) }
+            let words = entries.first.map { ResultsIndex.leadingWords(of: $0.order) } ?? (0, 0)
+            let masks = Self.masks(keeping: shared)
+            sharedWords = (words.0 & masks.0, words.1 & masks.1)
         }
 
-        /// The first offset whose entry does not precede `order`.
-        func offset(for order: [UInt8]) -> Int {
+        /// The first offset whose entry does not precede `order`, whose ``ResultsIndex/leadingWords(of:)``
+        /// are `words`.
+        func offset(for order: [UInt8], words: (UInt64, UInt64)) -> Int {
             guard let first = entries.first else { return 0 }
             // Outside the bytes every entry shares, the target sorts before or after all of them.
-            let sharedOrder = order.withUnsafeBufferPointer { target in
-                first.order.withUnsafeBufferPointer { bytes in
-                    compareBytes(UnsafeBufferPointer(rebasing: target.prefix(shared)),
-                        UnsafeBufferPointer(rebasing: bytes.prefix(shared)))
+            let sharedOrder: Int
+            if shared <= 16 {
+                let masks = Self.masks(keeping: shared)
+                let target = (words.0 & masks.0, words.1 & masks.1)
+                // (A target shorter than the shared bytes, equal as far as it goes, is a prefix: it sorts first.)
+                sharedOrder = target != sharedWords ? (target < sharedWords ? -1 : 1) : (order.count < shared ? -1 : 0)
+            } else {
+                sharedOrder = order.withUnsafeBufferPointer { target in
+                    first.order.withUnsafeBufferPointer { bytes in
+                        compareBytes(UnsafeBufferPointer(rebasing: target.prefix(shared)),
+                            UnsafeBufferPointer(rebasing: bytes.prefix(shared)))
+                    }
                 }
             }
             if sharedOrder < 0 { return 0 }
@@ -121,7 +142,7 @@ struct ResultsIndex: Sendable {
             let end = min(start + Self.initialChunkSize, sorted.count)
             chunks.append(Chunk(Array(sorted[start..<end])))
             chunkCounts.append(end - start)
-            lastPrefixes.append(Self.lastPrefix(of: sorted[end - 1].order))
+            lastPrefixes.append(Self.leadingWords(of: sorted[end - 1].order))
             start = end
         }
         count = sorted.count
@@ -165,10 +186,10 @@ struct ResultsIndex: Sendable {
 
     // MARK: - Searching
 
-    /// The first chunk whose last entry does not precede `order`; `chunks.count` when none.
-    private func chunkIndex(for order: [UInt8]) -> Int {
-        let prefix = Self.lastPrefix(of: order)
-        return lastPrefixes.withUnsafeBufferPointer { lastPrefixes in
+    /// The first chunk whose last entry does not precede `order` (whose leading words are `prefix`);
+    /// `chunks.count` when none.
+    private func chunkIndex(for order: [UInt8], words prefix: (UInt64, UInt64)) -> Int {
+        lastPrefixes.withUnsafeBufferPointer { lastPrefixes in
             var low = 0
             var high = lastPrefixes.count
             while low < high {
@@ -187,9 +208,10 @@ struct ResultsIndex: Sendable {
 
     /// Where the entry with `id`, placed at `order`, is: (chunk, offset), or nil when it is not there.
     private func find(_ order: [UInt8], _ id: PlacedID) -> (Int, Int)? {
-        let chunk = chunkIndex(for: order)
+        let words = Self.leadingWords(of: order)
+        let chunk = chunkIndex(for: order, words: words)
         if chunk < chunks.count {
-            let offset = chunks[chunk].offset(for: order)
+            let offset = chunks[chunk].offset(for: order, words: words)
             if offset < chunks[chunk].entries.count, chunks[chunk].entries[offset].placed == id { return (chunk, offset) }
         }
         // Keys that no longer order consistently (a comparison that changed under us): look everywhere.
@@ -235,9 +257,14 @@ struct ResultsIndex: Sendable {
         }
         var places: [(chunk: Int, offset: Int)] = []
         places.reserveCapacity(entries.count)
+        // Chunks whose last entry changes (something goes after it): their last prefixes are refreshed.
+        var lastChanges: Set<Int> = []
         for entry in entries {
-            let chunk = min(chunkIndex(for: entry.order), chunks.count - 1)
-            places.append((chunk, chunks[chunk].offset(for: entry.order)))
+            let words = Self.leadingWords(of: entry.order)
+            let chunk = min(chunkIndex(for: entry.order, words: words), chunks.count - 1)
+            let offset = chunks[chunk].offset(for: entry.order, words: words)
+            if offset == chunks[chunk].entries.count { lastChanges.insert(chunk) }
+            places.append((chunk, offset))
         }
         refreshStarts()
         let positions = places.enumerated().map { number, place in chunkStarts[place.chunk] + place.offset + number }
@@ -253,26 +280,28 @@ struct ResultsIndex: Sendable {
         for place in places.reversed() where place.chunk != previous {
             previous = place.chunk
             var chunk = place.chunk
+            var lastChanged = lastChanges.contains(chunk)
             while chunks[chunk].entries.count > Self.maximumChunkSize {
                 let upper = chunks[chunk].split(at: Self.maximumChunkSize / 2)
                 chunks.insert(upper, at: chunk + 1)
                 chunkCounts[chunk] = chunks[chunk].entries.count
                 chunkCounts.insert(upper.entries.count, at: chunk + 1)
-                lastPrefixes.insert((0, 0), at: chunk + 1)
+                lastPrefixes.insert(lastPrefixes[chunk], at: chunk + 1)
                 refreshLastPrefix(of: chunk)
                 chunk += 1
+                lastChanged = true
             }
-            refreshLastPrefix(of: chunk)
+            if lastChanged { refreshLastPrefix(of: chunk) }
         }
         return positions
     }
 
     private mutating func refreshLastPrefix(of chunk: Int) {
-        if let last = chunks[chunk].entries.last { lastPrefixes[chunk] = Self.lastPrefix(of: last.order) }
+        if let last = chunks[chunk].entries.last { lastPrefixes[chunk] = Self.leadingWords(of: last.order) }
     }
 
-    /// The first 16 bytes of `order` as two words (see ``lastPrefixes``).
-    private static func lastPrefix(of order: [UInt8]) -> (UInt64, UInt64) {
+    /// The first 16 bytes of `order` as two big-endian words, zero-padded (see ``lastPrefixes``).
+    static func leadingWords(of order: [UInt8]) -> (UInt64, UInt64) {
         (ResultsEntry.prefix(of: order), ResultsEntry.prefix(of: order, from: 8))
     }
 
@@ -282,14 +311,16 @@ struct ResultsIndex: Sendable {
         // From the back, so the chunk offsets in front of each removal stay right.
         for position in positions.sorted(by: >) where position >= 0 && position < count {
             let chunk = chunkStarts.indexOfLastStart(atOrBefore: position)
-            chunks[chunk].remove(at: position - chunkStarts[chunk])
+            let offset = position - chunkStarts[chunk]
+            let wasLast = offset == chunks[chunk].entries.count - 1
+            chunks[chunk].remove(at: offset)
             chunkCounts[chunk] -= 1
             if chunks[chunk].entries.isEmpty {
                 chunks.remove(at: chunk)
                 chunkCounts.remove(at: chunk)
                 lastPrefixes.remove(at: chunk)
                 chunkStarts.remove(at: chunk)
-            } else {
+            } else if wasLast {
                 refreshLastPrefix(of: chunk)
             }
             count -= 1
