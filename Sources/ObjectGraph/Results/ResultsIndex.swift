@@ -53,7 +53,7 @@ struct ResultsIndex: Sendable {
         /// The first offset whose entry does not precede `order`, whose ``ResultsIndex/leadingWords(of:)``
         /// are `words`.
         func offset(for order: [UInt8], words: (UInt64, UInt64)) -> Int {
-            guard let first = entries.first else { return 0 }
+            guard !entries.isEmpty else { return 0 }
             // Outside the bytes every entry shares, the target sorts before or after all of them.
             let sharedOrder: Int
             if shared <= 16 {
@@ -63,7 +63,7 @@ struct ResultsIndex: Sendable {
                 sharedOrder = target != sharedWords ? (target < sharedWords ? -1 : 1) : (order.count < shared ? -1 : 0)
             } else {
                 sharedOrder = order.withUnsafeBufferPointer { target in
-                    first.order.withUnsafeBufferPointer { bytes in
+                    entries[0].order.withUnsafeBufferPointer { bytes in
                         compareBytes(UnsafeBufferPointer(rebasing: target.prefix(shared)),
                             UnsafeBufferPointer(rebasing: bytes.prefix(shared)))
                     }
