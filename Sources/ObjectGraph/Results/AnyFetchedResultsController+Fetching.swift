@@ -7,7 +7,9 @@ extension AnyFetchedResultsController {
     /// for the same request, section naming, model version and store contents, the results come from it
     /// without a query; otherwise they are fetched and the cache is rewritten. With a
     /// ``FetchRequest/fetchBatchSize`` the fetch reads only IDs, sort keys and section keys (when these are
-    /// stored attributes), and objects are loaded a batch at a time when first asked for.
+    /// stored attributes), and objects are loaded a batch at a time when first asked for; when nothing tracks
+    /// the controller, it reads and keeps only the IDs and section runs, streamed from the store (see
+    /// ``delegate`` for what happens when tracking starts later).
     ///
     /// With a ``FetchedResultsControllerSnapshotDelegate`` the delegate receives the first snapshot.
     ///
