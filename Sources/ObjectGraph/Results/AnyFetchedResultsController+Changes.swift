@@ -53,8 +53,8 @@ extension AnyFetchedResultsController {
         // (which this change is part of) and the difference reported.
         if untrackedResults != nil {
             let updated = change.updatedObjects.union(change.refreshedObjects)
-            startTrackingUntrackedResults(updated: Set(updated.map(ObjectIdentifier.init)
-                + (relatedPaths.isEmpty ? [] : updated.flatMap { relatedPaths.sources(reaching: $0) }.map(ObjectIdentifier.init))))
+            let reached = relatedPaths.isEmpty ? [] : updated.flatMap { relatedPaths.sources(reaching: $0) }
+            startTrackingUntrackedResults(updated: Set((Array(updated) + reached).map(ObjectIdentifier.init)))
             return
         }
         seenObjectIDGeneration = managedObjectContext.objectIDGeneration
@@ -87,7 +87,8 @@ extension AnyFetchedResultsController {
             guard seen.insert(ObjectIdentifier(object)).inserted else { continue }
             let matches = !object.isDeleted && (predicate?.evaluate(with: object) ?? true)
                 && managedObjectContext.isInStores(object, fetchRequest.affectedStores)
-            guard let (placed, order) = placement(of: object), let (entry, position) = index.locate(placed, order: order)
+            guard let (placed, order) = placement(of: object),
+                let (entry, position) = index.locate(placed, order: order)
             else {
                 if matches {
                     added.append(object)
@@ -162,7 +163,8 @@ extension AnyFetchedResultsController {
                 oldIndex: leaving.oldIndex, oldPath: oldPath(leaving.oldIndex)))
         }
         for object in added {
-            guard let entry = arrivingEntries[ObjectIdentifier(object)], let offset = newIndexes[ObjectIdentifier(object)]
+            guard let entry = arrivingEntries[ObjectIdentifier(object)],
+                let offset = newIndexes[ObjectIdentifier(object)]
             else { continue }
             changes.append(ResultsObjectChange(object: object, type: .insert, newID: entry.placed,
                 newIndex: offset,

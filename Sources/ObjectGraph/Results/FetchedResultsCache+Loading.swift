@@ -175,7 +175,8 @@ extension ResultsEntry {
     /// Whether `entries` are strictly in order.
     static func areInOrder(_ entries: [ResultsEntry]) -> Bool {
         guard entries.count > 1 else { return true }
-        for offset in 1..<entries.count where RowOrdering.compare(entries[offset - 1].order, entries[offset].order) >= 0 {
+        for offset in 1..<entries.count
+        where RowOrdering.compare(entries[offset - 1].order, entries[offset].order) >= 0 {
             return false
         }
         return true

@@ -212,7 +212,8 @@ struct ResultsIndex: Sendable {
         let chunk = chunkIndex(for: order, words: words)
         if chunk < chunks.count {
             let offset = chunks[chunk].offset(for: order, words: words)
-            if offset < chunks[chunk].entries.count, chunks[chunk].entries[offset].placed == id { return (chunk, offset) }
+            let entries = chunks[chunk].entries
+            if offset < entries.count, entries[offset].placed == id { return (chunk, offset) }
         }
         // Keys that no longer order consistently (a comparison that changed under us): look everywhere.
         for (chunkIndex, chunk) in chunks.enumerated() {
