@@ -215,6 +215,39 @@ import SectionedChanges
         #expect(caughtUp >= 10, "only \(caughtUp) histories changed before the delegate came")
     }
 
+    /// Core Data's controller fetches at most `fetchLimit` objects after skipping `fetchOffset`, as a plain
+    /// fetch does: batched or not, tracked or not, with unsaved objects among the rows or not.
+    @Test(arguments: [StoreKind.sqlite, .inMemory])
+    func theFirstFetchHonoursLimitAndOffset(kind: StoreKind) throws {
+        var rng = SeededRandom(seed: 21)
+        let stack = try Self.seeded(kind, &rng, count: 60)
+        let context = stack.context()
+        try context.performAndWait {
+            for pending in [false, true] {
+                if pending {
+                    for _ in 0..<5 { Self.randomize(try context.insertNewObject(forEntityName: "Item"), &rng) }
+                }
+                for batchSize in [0, 4] {
+                    for delegate in [nil, ChangeRecorder()] {
+                        var request = Self.request()
+                        request.fetchBatchSize = batchSize
+                        request.fetchLimit = 17
+                        request.fetchOffset = 9
+                        let expected = try context.fetch(request).map(\.objectID)
+                        #expect(expected.count == 17)
+                        let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context,
+                            sectionNameKeyPath: "group")
+                        controller.delegate = delegate
+                        try controller.performFetch()
+                        #expect(controller.fetchedObjectIDs == expected,
+                            "pending \(pending), batch \(batchSize), tracked \(delegate != nil)")
+                        withExtendedLifetime(delegate) {}
+                    }
+                }
+            }
+        }
+    }
+
     @Test func aChangeStreamOnUntrackedResultsCatchesUpAtTheNextChange() async throws {
         var rng = SeededRandom(seed: 9)
         let stack = try Self.seeded(.sqlite, &rng, count: 20)

@@ -82,7 +82,14 @@ extension AnyFetchedResultsController {
         -> [ResultsEntry]
     {
         if fetchRequest.fetchBatchSize > 0, let rowEntries = try entriesFromRows(entity: entity, model: model) {
-            return rowEntries
+            // The rows were read whole (unsaved changes join them in memory): offset and limit apply to the
+            // merged order, as a fetch applies them.
+            let (offset, limit) = (max(fetchRequest.fetchOffset, 0), fetchRequest.fetchLimit)
+            guard offset > 0 || limit > 0 else { return rowEntries }
+            var sorted = rowEntries
+            if !ResultsEntry.areInOrder(sorted) { sorted.sort { RowOrdering.compare($0.order, $1.order) < 0 } }
+            let kept = sorted.dropFirst(offset)
+            return Array(limit > 0 ? kept.prefix(limit) : kept)
         }
         return try managedObjectContext.fetch(fetchRequest).map(makeEntry(for:))
     }

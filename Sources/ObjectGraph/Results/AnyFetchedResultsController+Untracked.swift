@@ -14,11 +14,12 @@ import Foundation
 /// change batch, so that its rows end up as the controller's.
 extension AnyFetchedResultsController {
     /// Whether ``performFetch()`` may keep untracked results: no tracking, no section cache (which is written
-    /// from sort keys), batched objects, one store and a context reading it directly, keys that are stored
-    /// attributes, and no unsaved changes the fetch would have to place among the rows.
+    /// from sort keys), batched objects, one store and a context reading it directly, no fetch limit or
+    /// offset, keys that are stored attributes, and no unsaved changes the fetch would have to place among
+    /// the rows.
     func mayFetchUntracked(entity: EntityDescription, model: ManagedObjectModel, storeCount: Int?) -> Bool {
         guard !isTracking, cacheName == nil, fetchRequest.fetchBatchSize > 0, storeCount == 1,
-            managedObjectContext.parent == nil
+            managedObjectContext.parent == nil, fetchRequest.fetchLimit <= 0, fetchRequest.fetchOffset <= 0
         else { return false }
         let keys = fetchRequest.sortCriteria.map(\.key) + (sectionNaming?.keys ?? [])
         for name in trackedEntityNames {
