@@ -142,24 +142,28 @@ extension AnyFetchedResultsController {
             for key in keys where candidate.attributeIndex(named: key) == nil { return nil }
         }
         let context = managedObjectContext
-        let rows = try context.objectSource().fetchKeyedRows(
-            entity: entity, predicate: fetchRequest.predicate, sortCriteria: fetchRequest.sortCriteria, keys: keys,
-            limit: 0, offset: 0, includesSubentities: fetchRequest.includesSubentities,
-            stores: fetchRequest.affectedStores, model: model)
         let pending = fetchRequest.includesPendingChanges
             ? context.insertedObjects.union(context.updatedObjects).union(context.deletedObjects)
                 .filter { trackedEntityNames.contains($0.entity.name) && context.isInStores($0, fetchRequest.affectedStores) }
             : []
         let pendingIDs = Set(pending.map(\.objectID))
         var entries: [ResultsEntry] = []
-        entries.reserveCapacity(rows.count + pending.count)
-        let sortCount = fetchRequest.sortCriteria.count
-        for row in rows where pendingIDs.isEmpty || !pendingIDs.contains(row.objectID) {
-            let sortKeys = zip(fetchRequest.sortCriteria, row.values).map { $0.sortKey(for: $1) }
-            let section = names.number(for: sectionNaming?.name(values: row.values[sortCount...]) ?? "")
-            entries.append(ResultsEntry(id: row.objectID, placed: namespaces.placedID(for: row.objectID),
-                keys: sortKeys, section: section, ordering: ordering))
+        let criteria = fetchRequest.sortCriteria
+        let (naming, ordering) = (sectionNaming, ordering)
+        // Streamed: each row becomes its entry at once, so a million rows are never held as rows; the numbering
+        // tables are local while rows arrive and stored back after.
+        var (names, namespaces) = (names, namespaces)
+        try context.objectSource().visitKeyedRows(
+            entity: entity, predicate: fetchRequest.predicate, sortCriteria: criteria, keys: keys,
+            includesSubentities: fetchRequest.includesSubentities, stores: fetchRequest.affectedStores, model: model)
+        { id, values throws(ObjectGraphError) in
+            guard pendingIDs.isEmpty || !pendingIDs.contains(id) else { return }
+            let sortKeys = zip(criteria, values).map { $0.sortKey(for: $1) }
+            let section = names.number(for: naming?.name(values: values[criteria.count...]) ?? "")
+            entries.append(ResultsEntry(id: id, placed: namespaces.placedID(for: id), keys: sortKeys,
+                section: section, ordering: ordering))
         }
+        (self.names, self.namespaces) = (names, namespaces)
         for object in pending where !object.isDeleted && (fetchRequest.predicate?.evaluate(with: object) ?? true) {
             entries.append(makeEntry(for: object))
         }

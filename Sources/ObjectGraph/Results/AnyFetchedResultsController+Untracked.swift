@@ -42,18 +42,22 @@ extension AnyFetchedResultsController {
         var ids: [PlacedID] = []
         var sectionRuns = SectionRuns()
         var outOfOrder: (index: Int, name: String)?
+        // The numbering tables are local while rows arrive, and stored back after.
+        var (names, namespaces) = (names, namespaces)
+        let naming = sectionNaming
         try managedObjectContext.objectSource().visitKeyedRows(
             entity: entity, predicate: fetchRequest.predicate, sortCriteria: fetchRequest.sortCriteria,
             keys: sectionKeys, includesSubentities: fetchRequest.includesSubentities,
             stores: fetchRequest.affectedStores, model: model)
         { id, values throws(ObjectGraphError) in
-            let section = names.number(for: sectionNaming?.name(values: values[...]) ?? "")
+            let section = names.number(for: naming?.name(values: values[...]) ?? "")
             if sectionRuns.sections.last != section, sectionRuns.run(of: section) != nil, outOfOrder == nil {
                 outOfOrder = (ids.count, names[section])
             }
             ids.append(namespaces.placedID(for: id))
             sectionRuns.appendOne(to: section)
         }
+        (self.names, self.namespaces) = (names, namespaces)
         if let outOfOrder { throw .sectionsOutOfOrder(index: outOfOrder.index, sectionName: outOfOrder.name) }
         index = ResultsIndex()
         untrackedResults = ids
