@@ -60,10 +60,13 @@ extension AnyFetchedResultsController {
         seenObjectIDGeneration = managedObjectContext.objectIDGeneration
         let predicate = fetchRequest.predicate
         var seen: Set<ObjectIdentifier> = []
+        seen.reserveCapacity(change.deletedObjects.count + change.insertedObjects.count + change.updatedObjects.count
+            + change.refreshedObjects.count)
         var removed: [Leaving] = []
-        var replaced: [Leaving] = []
+        // Re-placed and new results carry the entries they arrive with.
+        var replaced: [(leaving: Leaving, entry: ResultsEntry)] = []
         var updatedInPlace: [Leaving] = []
-        var added: [ManagedObject] = []
+        var added: [(object: ManagedObject, entry: ResultsEntry)] = []
         // First, results saved since they were placed take their permanent IDs (or are re-placed).
         let reidentified = temporaryPlacements.isEmpty ? [] : objectsWithNewPermanentIDs()
 
@@ -82,7 +85,6 @@ extension AnyFetchedResultsController {
             }
         }
 
-        var arrivingEntries: [ObjectIdentifier: ResultsEntry] = [:]
         for object in changed where trackedEntityNames.contains(object.entity.name) {
             guard seen.insert(ObjectIdentifier(object)).inserted else { continue }
             let matches = !object.isDeleted && (predicate?.evaluate(with: object) ?? true)
@@ -90,10 +92,7 @@ extension AnyFetchedResultsController {
             guard let (placed, order) = placement(of: object),
                 let (entry, position) = index.locate(placed, order: order)
             else {
-                if matches {
-                    added.append(object)
-                    arrivingEntries[ObjectIdentifier(object)] = makeEntry(for: object)
-                }
+                if matches { added.append((object, makeEntry(for: object))) }
                 continue
             }
             let leaving = Leaving(object: object, placed: placed, order: order, section: entry.section,
@@ -108,8 +107,7 @@ extension AnyFetchedResultsController {
             {
                 updatedInPlace.append(leaving)
             } else {
-                replaced.append(leaving)
-                arrivingEntries[ObjectIdentifier(object)] = newEntry
+                replaced.append((leaving, newEntry))
             }
         }
         guard !(removed.isEmpty && added.isEmpty && replaced.isEmpty && updatedInPlace.isEmpty) else { return }
@@ -121,7 +119,7 @@ extension AnyFetchedResultsController {
         // Take the leavers out and put the arrivals in.
         var leavingOldIndexes: [Int] = []
         leavingOldIndexes.reserveCapacity(removed.count + replaced.count)
-        for leavers in [removed, replaced] {
+        for leavers in [removed, replaced.map(\.leaving)] {
             for leaving in leavers {
                 leavingOldIndexes.append(leaving.oldIndex)
                 runs.removeOne(from: leaving.section)
@@ -130,17 +128,16 @@ extension AnyFetchedResultsController {
             }
         }
         index.remove(atPositions: leavingOldIndexes)
-        // In order, so that one search per arrival places it and gives its final position.
-        var arriving = (added + replaced.map(\.object)).compactMap { object in
-            arrivingEntries[ObjectIdentifier(object)].map { (object: object, entry: $0) }
-        }
+        // In order, so that one search per arrival places it and gives its final position. `origin` numbers the
+        // new results first, then the re-placed ones.
+        var arriving = added.enumerated().map { (object: $1.object, entry: $1.entry, origin: $0) }
+            + replaced.enumerated().map { (object: $1.leaving.object, entry: $1.entry, origin: added.count + $0) }
         arriving.sort { RowOrdering.compare($0.entry.order, $1.entry.order) < 0 }
         let arrivingNewIndexes = index.insert(sorted: arriving.map(\.entry))
-        var newIndexes: [ObjectIdentifier: Int] = [:]
-        newIndexes.reserveCapacity(arriving.count)
+        var newIndexes = [Int](repeating: 0, count: arriving.count)
         var newSectionArrivals: [(entry: ResultsEntry, position: Int)] = []
-        for ((object, entry), position) in zip(arriving, arrivingNewIndexes) {
-            newIndexes[ObjectIdentifier(object)] = position
+        for ((object, entry, origin), position) in zip(arriving, arrivingNewIndexes) {
+            newIndexes[origin] = position
             placedOrders[entry.placed] = entry.order
             if namespaces.isTemporary(entry.placed) {
                 temporaryPlacements[ObjectIdentifier(object)] = (object, namespaces.id(for: entry.placed))
@@ -162,20 +159,13 @@ extension AnyFetchedResultsController {
             changes.append(ResultsObjectChange(object: leaving.object, type: .delete, oldID: leaving.placed,
                 oldIndex: leaving.oldIndex, oldPath: oldPath(leaving.oldIndex)))
         }
-        for object in added {
-            guard let entry = arrivingEntries[ObjectIdentifier(object)],
-                let offset = newIndexes[ObjectIdentifier(object)]
-            else { continue }
+        for (number, (object, entry)) in added.enumerated() {
+            let offset = newIndexes[number]
             changes.append(ResultsObjectChange(object: object, type: .insert, newID: entry.placed,
-                newIndex: offset,
-                newPath: rowPath(forGlobalIndex: offset)))
+                newIndex: offset, newPath: rowPath(forGlobalIndex: offset)))
         }
-        var replacedPlaces: [(leaving: Leaving, entry: ResultsEntry, newIndex: Int)] = []
-        for leaving in replaced {
-            guard let entry = arrivingEntries[ObjectIdentifier(leaving.object)],
-                let offset = newIndexes[ObjectIdentifier(leaving.object)]
-            else { continue }
-            replacedPlaces.append((leaving, entry, offset))
+        let replacedPlaces = replaced.enumerated().map { number, place in
+            (leaving: place.leaving, entry: place.entry, newIndex: newIndexes[added.count + number])
         }
         let sortedLeavingOldIndexes = leavingOldIndexes.sorted()
         let inPlace = Self.replacedKeepingTheirPlace(
