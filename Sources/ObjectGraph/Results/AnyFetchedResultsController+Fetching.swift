@@ -136,16 +136,10 @@ extension AnyFetchedResultsController {
     private func entriesFromRows(entity: EntityDescription, model: ManagedObjectModel)
         throws(ObjectGraphError) -> [ResultsEntry]?
     {
+        guard keysAreStoredAttributes(model: model) else { return nil }
         let keys = fetchRequest.sortCriteria.map(\.key) + (sectionNaming?.keys ?? [])
-        let entities = trackedEntityNames.compactMap { model.entity(named: $0) }
-        for candidate in entities {
-            for key in keys where candidate.attributeIndex(named: key) == nil { return nil }
-        }
         let context = managedObjectContext
-        let pending = fetchRequest.includesPendingChanges
-            ? context.insertedObjects.union(context.updatedObjects).union(context.deletedObjects)
-                .filter { trackedEntityNames.contains($0.entity.name) && context.isInStores($0, fetchRequest.affectedStores) }
-            : []
+        let pending = pendingTrackedObjects()
         let pendingIDs = Set(pending.map(\.objectID))
         var entries: [ResultsEntry] = []
         let criteria = fetchRequest.sortCriteria
@@ -168,5 +162,23 @@ extension AnyFetchedResultsController {
             entries.append(makeEntry(for: object))
         }
         return entries
+    }
+
+    /// Whether every sort and section key is a stored attribute of every fetched entity, so that the keys
+    /// can be read from the store's rows without making objects.
+    func keysAreStoredAttributes(model: ManagedObjectModel) -> Bool {
+        let keys = fetchRequest.sortCriteria.map(\.key) + (sectionNaming?.keys ?? [])
+        return trackedEntityNames.compactMap { model.entity(named: $0) }.allSatisfy { entity in
+            keys.allSatisfy { entity.attributeIndex(named: $0) != nil }
+        }
+    }
+
+    /// The context's unsaved objects that a fetch places among the store's rows (none when the request
+    /// leaves pending changes out).
+    func pendingTrackedObjects() -> Set<ManagedObject> {
+        guard fetchRequest.includesPendingChanges else { return [] }
+        let context = managedObjectContext
+        return context.insertedObjects.union(context.updatedObjects).union(context.deletedObjects)
+            .filter { trackedEntityNames.contains($0.entity.name) && context.isInStores($0, fetchRequest.affectedStores) }
     }
 }

@@ -21,15 +21,7 @@ extension AnyFetchedResultsController {
         guard !isTracking, cacheName == nil, fetchRequest.fetchBatchSize > 0, storeCount == 1,
             managedObjectContext.parent == nil, fetchRequest.fetchLimit <= 0, fetchRequest.fetchOffset <= 0
         else { return false }
-        let keys = fetchRequest.sortCriteria.map(\.key) + (sectionNaming?.keys ?? [])
-        for name in trackedEntityNames {
-            guard let candidate = model.entity(named: name) else { return false }
-            for key in keys where candidate.attributeIndex(named: key) == nil { return false }
-        }
-        guard fetchRequest.includesPendingChanges else { return true }
-        let context = managedObjectContext
-        return !context.insertedObjects.union(context.updatedObjects).union(context.deletedObjects)
-            .contains { trackedEntityNames.contains($0.entity.name) }
+        return keysAreStoredAttributes(model: model) && pendingTrackedObjects().isEmpty
     }
 
     /// Reads the results' IDs and section runs, streamed in the store's order, and makes them the untracked
@@ -77,14 +69,11 @@ extension AnyFetchedResultsController {
     /// in `updated` that keep their place are reported as updates). Does nothing for tracked results or
     /// while nothing tracks; when the fetch fails, the results stay as they are and the next change tries
     /// again.
-    ///
-    /// - Returns: whether the results were untracked and are now tracked.
-    @discardableResult
-    func startTrackingUntrackedResults(updated: Set<ObjectIdentifier> = []) -> Bool {
+    func startTrackingUntrackedResults(updated: Set<ObjectIdentifier> = []) {
         guard hasFetched, let old = untrackedResults, isTracking,
             let model = managedObjectContext.persistentStoreCoordinator?.managedObjectModel,
             let entity = model.entity(named: fetchRequest.entityName)
-        else { return false }
+        else { return }
         let oldRuns = runs
         let fresh: [ResultsEntry]
         do {
@@ -96,15 +85,14 @@ extension AnyFetchedResultsController {
             runs = oldRuns
             index = ResultsIndex()
             placedOrdersStorage = nil
-            return false
+            return
         }
         seenObjectIDGeneration = managedObjectContext.objectIDGeneration
         var changes = changesSinceUntrackedFetch(old: old, oldRuns: oldRuns, updated: updated)
-        guard !changes.isEmpty else { return true }
+        guard !changes.isEmpty else { return }
         changes = avoidingSamePathMoves(changes, oldRuns: oldRuns, oldCount: old.count)
         cacheIsStale = true
         report(changes, oldRuns: oldRuns, oldCount: old.count)
-        return true
     }
 
     /// The changes that turn the untracked results `old` (in `oldRuns`) into the current ones: departures,
@@ -119,7 +107,6 @@ extension AnyFetchedResultsController {
         var oldPositions: [PlacedID: Int] = [:]
         oldPositions.reserveCapacity(old.count)
         for (position, placed) in old.enumerated() { oldPositions[placed] = position }
-        index.prepareForReading()
 
         func object(for placed: PlacedID) -> ManagedObject? {
             let id = namespaces.id(for: placed)

@@ -10,7 +10,7 @@ extension SQLiteStore {
     ) throws(ObjectGraphError) -> [KeyedRow] {
         var rows: [KeyedRow] = []
         try readKeyedRows(entity: entity, predicate: predicate, sortCriteria: sortCriteria, keys: keys, limit: limit,
-            offset: offset, includesSubentities: includesSubentities, reusingValues: false)
+            offset: offset, includesSubentities: includesSubentities)
         { id, values throws(ObjectGraphError) in
             rows.append(KeyedRow(objectID: id, values: values))
         }
@@ -25,15 +25,14 @@ extension SQLiteStore {
         visit: (ManagedObjectID, [AttributeValue]) throws(ObjectGraphError) -> Void
     ) throws(ObjectGraphError) {
         try readKeyedRows(entity: entity, predicate: predicate, sortCriteria: sortCriteria, keys: keys, limit: 0,
-            offset: 0, includesSubentities: includesSubentities, reusingValues: true, visit: visit)
+            offset: 0, includesSubentities: includesSubentities, visit: visit)
     }
 
-    /// Steps the keyed query, handing each row's ID and values to `visit`; with `reusingValues` the values
-    /// array is emptied and refilled for each row (the visitor must not keep it), otherwise each row gets
-    /// its own.
+    /// Steps the keyed query, handing each row's ID and values to `visit`. One values array is emptied and
+    /// refilled for each row; a visitor that keeps it makes the next row start a buffer of its own.
     private func readKeyedRows(
         entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], keys: [String],
-        limit: Int, offset: Int, includesSubentities: Bool, reusingValues: Bool,
+        limit: Int, offset: Int, includesSubentities: Bool,
         visit: (ManagedObjectID, [AttributeValue]) throws(ObjectGraphError) -> Void
     ) throws(ObjectGraphError) {
         let layout = try layout(of: entity)
@@ -58,6 +57,7 @@ extension SQLiteStore {
                 var lastNumber = layout.entityNumber
                 var lastNamespace = namespaces.namespace(entityName: entity.name)
                 var values: [AttributeValue] = []
+                values.reserveCapacity(columns.count)
                 while try statement.step() {
                     if !singleEntity {
                         let number = Int(statement.int64(at: 1))
@@ -67,12 +67,7 @@ extension SQLiteStore {
                                 ?? namespaces.namespace(entityName: concrete.entity.name)
                         }
                     }
-                    if reusingValues {
-                        values.removeAll(keepingCapacity: true)
-                    } else {
-                        values = []
-                        if !columns.isEmpty { values.reserveCapacity(columns.count) }
-                    }
+                    values.removeAll(keepingCapacity: true)
                     var position: Int32 = singleEntity ? 1 : 2
                     for column in columns {
                         guard let column else {
