@@ -29,34 +29,45 @@ open class ManagedObject: Hashable, CustomStringConvertible {
             if changed { managedObjectContext?.objectIDGeneration &+= 1 }
         }
     }
-    /// The storage behind ``objectID``. Setting ``objectID`` tells the context that an ID changed; a fetch
-    /// that gives a brand-new object (of no context yet) its row's ID writes this directly.
-    var identity: ManagedObjectID
     /// The context the object belongs to (nil once deleted and saved, or after a reset).
     public internal(set) weak var managedObjectContext: ManagedObjectContext?
 
     // `storage` and `changedAttributes` are written by every `setValue`, and `pending` (in the context) by
-    // every change of an inserted object. Release builds skip the run-time exclusivity check on these three
-    // — a tenth of an import's instructions — while debug builds, which run the tests, keep it. Each is
-    // confined to its context's queue, and no code runs inside an access to it that could reach it again.
+    // every change of an inserted object; the identity and flags below are read for every object a save,
+    // merge or change batch touches. Release builds skip the run-time exclusivity check on these — a tenth
+    // of an import's instructions — while debug builds, which run the tests, keep it. Each is confined to its
+    // context's queue, and no code runs inside an access to it that could reach it again.
     #if DEBUG
+    /// The storage behind ``objectID``. Setting ``objectID`` tells the context that an ID changed; a fetch
+    /// that gives a brand-new object (of no context yet) its row's ID writes this directly.
+    var identity: ManagedObjectID
     /// Current values, in entity attribute order.
     var storage: [AttributeValue]
+    /// Attributes changed since the last save, by index.
+    var changedAttributes = IndexBits()
+    /// The ``PendingChanges/generation`` of the pending-change record that holds this object as inserted;
+    /// 0 when none does (see ``PendingChanges/note(_:_:)``).
+    var pendingInsertMark: UInt64 = 0
+    var insertedFlag = false
+    var deletedFlag = false
+    var faultFlag = false
     #else
+    /// The storage behind ``objectID`` (see the debug declaration).
+    @exclusivity(unchecked) var identity: ManagedObjectID
     /// Current values, in entity attribute order.
     @exclusivity(unchecked) var storage: [AttributeValue]
+    /// Attributes changed since the last save, by index.
+    @exclusivity(unchecked) var changedAttributes = IndexBits()
+    /// The generation of the pending-change record that holds this object as inserted; 0 when none does.
+    @exclusivity(unchecked) var pendingInsertMark: UInt64 = 0
+    @exclusivity(unchecked) var insertedFlag = false
+    @exclusivity(unchecked) var deletedFlag = false
+    @exclusivity(unchecked) var faultFlag = false
     #endif
     /// The values last read from or written to the store (nil for objects never saved).
     var committed: [AttributeValue]?
     /// The row version of `committed`.
     var rowVersion: Int64 = 0
-    #if DEBUG
-    /// Attributes changed since the last save, by index.
-    var changedAttributes = IndexBits()
-    #else
-    /// Attributes changed since the last save, by index.
-    @exclusivity(unchecked) var changedAttributes = IndexBits()
-    #endif
     /// Relationship contents, in entity relationship order.
     var relationshipSlots: [RelationshipSlot]
     /// To-one destinations as last read from or written to the store.
@@ -65,14 +76,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var storedToMany = [Int: [ManagedObjectID]]()
     /// Relationships changed since the last save, by index.
     var changedRelationships = IndexBits()
-    var insertedFlag = false
-    /// The ``PendingChanges/generation`` of the pending-change record that holds this object as inserted;
-    /// 0 when none does (see ``PendingChanges/note(_:_:)``).
-    var pendingInsertMark: UInt64 = 0
     /// Whether ``awakeFromInsert()`` has run: it runs once in an object's life.
     var hasAwokenFromInsert = false
-    var deletedFlag = false
-    var faultFlag = false
     /// Whether a fault already holds its values (from the fetch that made it), so firing it needs no query.
     var faultHoldsValues = false
     /// Bytes read from external files, by attribute index, with the reference (in ``storage``) they were read

@@ -73,15 +73,20 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     private let serial: Int
 
     // Confined state (touched only on `queue`).
+    // Unchecked in release builds: see ``ManagedObject/storage``.
+    #if DEBUG
     /// Every registered object by ID (Core Data's uniquing table): at most one object per ID per context.
     var registry: [ManagedObjectID: ManagedObject] = [:]
     var insertedObjectsByIdentity: [ObjectIdentifier: ManagedObject] = [:]
     var updatedObjectsByIdentity: [ObjectIdentifier: ManagedObject] = [:]
     var deletedObjectsByIdentity: [ObjectIdentifier: ManagedObject] = [:]
-    #if DEBUG
     var pending = PendingChanges()
     #else
-    /// Unchecked in release builds: see ``ManagedObject/storage``.
+    /// Every registered object by ID (Core Data's uniquing table): at most one object per ID per context.
+    @exclusivity(unchecked) var registry: [ManagedObjectID: ManagedObject] = [:]
+    @exclusivity(unchecked) var insertedObjectsByIdentity: [ObjectIdentifier: ManagedObject] = [:]
+    @exclusivity(unchecked) var updatedObjectsByIdentity: [ObjectIdentifier: ManagedObject] = [:]
+    @exclusivity(unchecked) var deletedObjectsByIdentity: [ObjectIdentifier: ManagedObject] = [:]
     @exclusivity(unchecked) var pending = PendingChanges()
     #endif
     var isProcessingScheduled = false

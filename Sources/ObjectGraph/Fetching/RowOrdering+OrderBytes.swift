@@ -11,15 +11,30 @@ extension RowOrdering {
     /// integers and doubles never meet); text and blobs as their bytes with 0x00 escaped and a 0x00 0x00
     /// terminator, so that a prefix sorts first. Descending keys have their bytes inverted.
     func orderBytes(_ keys: [AttributeValue], _ id: ManagedObjectID) -> [UInt8] {
+        // Copied into an array of exactly its size (a controller keeps a million of these: room for escapes
+        // that did not happen would cost megabytes).
+        withOrderBytes(keys, id) { Array($0) }
+    }
+
+    /// Whether `order` is what ``orderBytes(_:_:)`` makes of `keys` and `id` — without making an array.
+    func orderBytes(_ order: [UInt8], match keys: [AttributeValue], _ id: ManagedObjectID) -> Bool {
+        withOrderBytes(keys, id) { made in
+            order.withUnsafeBufferPointer { compareBytes(made, $0) == 0 }
+        }
+    }
+
+    /// Calls `body` with the order bytes of `keys` and `id`, written into scratch memory.
+    private func withOrderBytes<Result>(
+        _ keys: [AttributeValue], _ id: ManagedObjectID, _ body: (UnsafeBufferPointer<UInt8>) -> Result
+    ) -> Result {
         var entityName = id.entityName
         var storeIdentifier = tieBreaksByStore ? id.storeIdentifier : ""
         // At most: every text byte escaped, plus its class byte and terminator; 17 bytes for an integer.
         var capacity = 1 + 8 + 2 * entityName.utf8.count + 2 + 2 * storeIdentifier.utf8.count + 2
         for key in keys { capacity += Self.maximumEncodedCount(of: key) }
-        // Written into scratch memory of the most it can take, then copied into an array of exactly its size (a
-        // controller keeps a million of these: room for escapes that did not happen would cost megabytes).
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer -> [UInt8] in
-            guard let base = buffer.baseAddress else { return [] }
+        // Written into scratch memory of the most it can take.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer -> Result in
+            guard let base = buffer.baseAddress else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
             var writer = OrderByteWriter(base: base)
             for (index, key) in keys.enumerated() {
                 let start = writer.count
@@ -34,7 +49,7 @@ extension RowOrdering {
             writer.append(integer: id.key)
             entityName.withUTF8 { writer.appendEscaped($0) }
             if tieBreaksByStore { storeIdentifier.withUTF8 { writer.appendEscaped($0) } }
-            return Array(UnsafeBufferPointer(start: base, count: writer.count))
+            return body(UnsafeBufferPointer(start: base, count: writer.count))
         }
     }
 

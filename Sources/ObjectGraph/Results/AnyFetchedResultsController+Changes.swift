@@ -70,8 +70,8 @@ extension AnyFetchedResultsController {
         // First, results saved since they were placed take their permanent IDs (or are re-placed).
         let reidentified = temporaryPlacements.isEmpty ? [] : objectsWithNewPermanentIDs()
 
-        for object in change.deletedObjects where trackedEntityNames.contains(object.entity.name) {
-            guard seen.insert(ObjectIdentifier(object)).inserted, let (placed, order) = placement(of: object),
+        for object in change.deletedObjects where tracks(object.entity) {
+            guard seen.insert(ObjectIdentifier(object)).inserted, let (placed, order, _) = placement(of: object),
                 let (entry, position) = index.locate(placed, order: order)
             else { continue }
             removed.append(Leaving(object: object, placed: placed, order: order, section: entry.section,
@@ -85,11 +85,11 @@ extension AnyFetchedResultsController {
             }
         }
 
-        for object in changed where trackedEntityNames.contains(object.entity.name) {
+        for object in changed where tracks(object.entity) {
             guard seen.insert(ObjectIdentifier(object)).inserted else { continue }
             let matches = !object.isDeleted && (predicate?.evaluate(with: object) ?? true)
                 && managedObjectContext.isInStores(object, fetchRequest.affectedStores)
-            guard let (placed, order) = placement(of: object),
+            guard let (placed, order, placedUnderCurrentID) = placement(of: object),
                 let (entry, position) = index.locate(placed, order: order)
             else {
                 if matches { added.append((object, makeEntry(for: object))) }
@@ -99,6 +99,10 @@ extension AnyFetchedResultsController {
                 oldIndex: position)
             guard matches else {
                 removed.append(leaving)
+                continue
+            }
+            if placedUnderCurrentID, keepsPlace(object, order: order, section: entry.section) {
+                updatedInPlace.append(leaving)
                 continue
             }
             let newEntry = makeEntry(for: object)

@@ -49,7 +49,8 @@ extension AnyFetchedResultsController {
         let oldSections = Set(oldRuns.sections)
         let deletedSections = oldRuns.sections.enumerated().filter { !newSections.contains($0.element) }
         let insertedSections = runs.sections.enumerated().filter { !oldSections.contains($0.element) }
-        let ordered = Self.inReportingOrder(changes)
+        // The changes in reporting order, each read where it is: no copy of a batch's changes.
+        let ordered = Self.reportingOrder(of: changes).lazy.map { changes[$0] }
 
         if !changeContinuations.withLock({ $0.isEmpty }) {
             publish(FetchedResultsChangeSet(
@@ -65,7 +66,7 @@ extension AnyFetchedResultsController {
         }
         guard let delegate, delegate.tracksChanges else { return }
         if let snapshotDelegate = delegate as? any FetchedResultsControllerSnapshotDelegate {
-            let reloaded = ordered.filter { $0.type == .update }.compactMap(\.newID).map(namespaces.id(for:))
+            let reloaded = Array(ordered.filter { $0.type == .update }.compactMap(\.newID).map(namespaces.id(for:)))
             snapshotDelegate.controller(self, didChangeContentWith: makeSnapshot(reloaded: reloaded))
             return
         }
@@ -94,11 +95,12 @@ extension AnyFetchedResultsController {
         delegate.controllerDidChangeContent(self)
     }
 
-    /// Deletions, insertions, moves, updates; each kind by its position (old for all but insertions).
+    /// The offsets of `changes` in reporting order: deletions, insertions, moves, updates; each kind by its
+    /// position (old for all but insertions).
     ///
-    /// Sorts one packed integer per change (kind, then position) and gathers the changes once, rather
-    /// than moving the changes themselves around in a comparison sort.
-    static func inReportingOrder(_ changes: [ResultsObjectChange]) -> [ResultsObjectChange] {
+    /// Sorts one packed integer per change (kind, then position), rather than moving the changes themselves
+    /// around in a comparison sort.
+    static func reportingOrder(of changes: [ResultsObjectChange]) -> [Int] {
         func rank(_ type: FetchedResultsChangeType) -> Int {
             switch type {
             case .delete: 0
@@ -110,22 +112,24 @@ extension AnyFetchedResultsController {
         // Positions are below 2^40 and offsets below 2^20 in any real batch; wider ones fall back.
         let fits = changes.count < 1 << 20 && changes.allSatisfy { ($0.oldIndex ?? $0.newIndex ?? 0) < 1 << 40 }
         guard fits else {
-            return changes.sorted {
-                let (left, right) = (rank($0.type), rank($1.type))
+            return changes.indices.sorted {
+                let (left, right) = (rank(changes[$0].type), rank(changes[$1].type))
                 if left != right { return left < right }
-                return ($0.oldIndex ?? $0.newIndex ?? 0) < ($1.oldIndex ?? $1.newIndex ?? 0)
+                return (changes[$0].oldIndex ?? changes[$0].newIndex ?? 0)
+                    < (changes[$1].oldIndex ?? changes[$1].newIndex ?? 0)
             }
         }
         var keys = changes.enumerated().map { offset, change in
             rank(change.type) << 60 | (change.oldIndex ?? change.newIndex ?? 0) << 20 | offset
         }
         keys.sort()
-        return keys.map { changes[$0 & (1 << 20 - 1)] }
+        for position in keys.indices { keys[position] &= 1 << 20 - 1 }
+        return keys
     }
 
     /// The batch as a difference of IDs: removals at old offsets, insertions at new ones, moves (and
     /// objects whose ID changed) as associated pairs.
-    static func difference(of changes: [ResultsObjectChange], namespaces: IDNamespaces)
+    static func difference(of changes: some Sequence<ResultsObjectChange>, namespaces: IDNamespaces)
         -> CollectionDifference<ManagedObjectID>?
     {
         var steps: [CollectionDifference<ManagedObjectID>.Change] = []

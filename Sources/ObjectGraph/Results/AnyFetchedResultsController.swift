@@ -56,6 +56,12 @@ open class AnyFetchedResultsController {
             yield &indexStorage
         }
     }
+    // The results' state below is read and written for every object of every change batch. Release builds
+    // skip the run-time exclusivity check on it (a few percent of a batch's instructions; see
+    // ``ManagedObject/storage``), debug builds, which run the tests, keep it. It is confined to the context's
+    // queue, and nothing that runs inside an access to one of these properties reaches it again: the delegate
+    // and change streams are called only once a batch has been applied.
+    #if DEBUG
     /// ``index`` as it stands (empty while a section cache is still being read).
     var indexStorage: ResultsIndex
     /// The results' IDs in order when they were fetched without change tracking (see
@@ -64,10 +70,42 @@ open class AnyFetchedResultsController {
     /// Results from a section cache whose body is still being read on another thread: the first screen is
     /// shown from their head.
     var pendingCachedResults: PendingCachedResults?
+    /// Where each section's results start and how many there are.
     var runs = SectionRuns()
+    /// The section names, interned: entries and runs hold their numbers.
     var names = SectionNames()
     /// The compact IDs of the results (``PlacedID``) and what their namespaces stand for.
     var namespaces = IDNamespaces()
+    /// ``placedOrders`` once built; nil until then.
+    var placedOrdersStorage: PlacedOrders?
+    /// Results placed under a temporary ID, by object: their ID changes when they are saved.
+    var temporaryPlacements = TemporaryPlacements()
+    /// The entity ``keyPlaces(of:)`` answered for last, and its answer.
+    private var lastKeyPlaces: (entity: EntityDescription, places: KeyPlaces)?
+    /// The entity ``tracks(_:)`` answered for last, and its answer.
+    private var lastTrackedEntity: (entity: EntityDescription, tracked: Bool)?
+    #else
+    /// ``index`` as it stands (empty while a section cache is still being read).
+    @exclusivity(unchecked) var indexStorage: ResultsIndex
+    /// The results' IDs in order when fetched without change tracking; nil when ``index`` holds them.
+    @exclusivity(unchecked) var untrackedResults: [PlacedID]?
+    /// Results from a section cache whose body is still being read on another thread.
+    @exclusivity(unchecked) var pendingCachedResults: PendingCachedResults?
+    /// Where each section's results start and how many there are.
+    @exclusivity(unchecked) var runs = SectionRuns()
+    /// The section names, interned: entries and runs hold their numbers.
+    @exclusivity(unchecked) var names = SectionNames()
+    /// The compact IDs of the results (``PlacedID``) and what their namespaces stand for.
+    @exclusivity(unchecked) var namespaces = IDNamespaces()
+    /// ``placedOrders`` once built; nil until then.
+    @exclusivity(unchecked) var placedOrdersStorage: PlacedOrders?
+    /// Results placed under a temporary ID, by object: their ID changes when they are saved.
+    @exclusivity(unchecked) var temporaryPlacements = TemporaryPlacements()
+    /// The entity ``keyPlaces(of:)`` answered for last, and its answer.
+    @exclusivity(unchecked) private var lastKeyPlaces: (entity: EntityDescription, places: KeyPlaces)?
+    /// The entity ``tracks(_:)`` answered for last, and its answer.
+    @exclusivity(unchecked) private var lastTrackedEntity: (entity: EntityDescription, tracked: Bool)?
+    #endif
     /// The order bytes each result was placed at (its entry's ``ResultsEntry/order``, sharing its storage),
     /// under the ID it was placed with: how a changed object's old place is found.
     ///
@@ -85,8 +123,6 @@ open class AnyFetchedResultsController {
             yield &orders
         }
     }
-    /// ``placedOrders`` once built; nil until then.
-    var placedOrdersStorage: PlacedOrders?
 
     private func builtPlacedOrders() -> PlacedOrders {
         if let orders = placedOrdersStorage { return orders }
@@ -98,13 +134,13 @@ open class AnyFetchedResultsController {
         placedOrdersStorage = orders
         return orders
     }
-    /// Results placed under a temporary ID, by object: their ID changes when they are saved.
-    var temporaryPlacements = TemporaryPlacements()
     var hasFetched = false
     /// The context's ``ManagedObjectContext/objectIDGeneration`` when IDs were last adopted.
     var seenObjectIDGeneration = 0
     var ordering: RowOrdering
-    var trackedEntityNames: Set<String> = []
+    var trackedEntityNames: Set<String> = [] {
+        didSet { lastTrackedEntity = nil }
+    }
     var relatedPaths = RelatedKeyPaths()
     /// Attribute positions of the keys the controller reads, per entity (see ``keyPlaces(of:)``).
     struct KeyPlaces {
@@ -115,8 +151,6 @@ open class AnyFetchedResultsController {
     var keyPlacesByEntity: [String: KeyPlaces] = [:] {
         didSet { lastKeyPlaces = nil }
     }
-    /// The entity ``keyPlaces(of:)`` answered for last, and its answer.
-    private var lastKeyPlaces: (entity: EntityDescription, places: KeyPlaces)?
     var loadedBatches: [Int] = []
     var observation: ObservationToken?
     /// Consumers of ``changes()``; locked because a consumer may stop on any thread.
@@ -224,7 +258,7 @@ open class AnyFetchedResultsController {
             return namespaces.existingPlacedID(for: object.objectID).flatMap(untrackedPosition(of:))
                 .map(indexPath(forGlobalIndex:))
         }
-        guard let (id, order) = placement(of: object),
+        guard let (id, order, _) = placement(of: object),
             let offset = index.position(of: id, order: order)
         else { return nil }
         return indexPath(forGlobalIndex: offset)
@@ -274,15 +308,16 @@ open class AnyFetchedResultsController {
     // MARK: - Positions
 
     /// The ID an object's result was placed under — its own, or the temporary ID it had when placed — in
-    /// compact form, and the order bytes it was placed at; nil when the object is not among the results.
-    func placement(of object: ManagedObject) -> (placed: PlacedID, order: [UInt8])? {
+    /// compact form, the order bytes it was placed at, and whether that ID is its current one; nil when the
+    /// object is not among the results.
+    func placement(of object: ManagedObject) -> (placed: PlacedID, order: [UInt8], underCurrentID: Bool)? {
         if let placed = namespaces.existingPlacedID(for: object.objectID), let order = placedOrders[placed] {
-            return (placed, order)
+            return (placed, order, true)
         }
         guard let temporary = temporaryPlacements[ObjectIdentifier(object)]?.id,
             let placed = namespaces.existingPlacedID(for: temporary), let order = placedOrders[placed]
         else { return nil }
-        return (placed, order)
+        return (placed, order, false)
     }
 
     func globalIndex(of indexPath: IndexPath) -> Int? {
@@ -305,20 +340,49 @@ open class AnyFetchedResultsController {
     /// The sort keys of an object, as the controller places it.
     func sortKeys(of object: ManagedObject) -> [AttributeValue] {
         let places = keyPlaces(of: object.entity)
-        return ordering.criteria.enumerated().map { offset, criterion in
-            if let index = places.sort[offset] { return criterion.sortKey(for: object.value(at: index)) }
-            return criterion.sortKey(for: Self.value(of: criterion.key, on: object))
+        var keys: [AttributeValue] = []
+        keys.reserveCapacity(ordering.criteria.count)
+        for (offset, criterion) in ordering.criteria.enumerated() {
+            if let index = places.sort[offset] {
+                keys.append(criterion.sortKey(for: object.value(at: index)))
+            } else {
+                keys.append(criterion.sortKey(for: Self.value(of: criterion.key, on: object)))
+            }
         }
+        return keys
     }
 
     /// The section number of an object.
     func sectionNumber(of object: ManagedObject) -> Int32 {
-        guard let naming = sectionNaming else { return names.number(for: "") }
+        names.number(for: sectionName(of: object) ?? "")
+    }
+
+    /// The section name of an object; nil when the controller has no sections.
+    private func sectionName(of object: ManagedObject) -> String? {
+        guard let naming = sectionNaming else { return nil }
         let places = keyPlaces(of: object.entity)
-        return names.number(for: naming.name { position, key in
+        return naming.name { position, key in
             if let index = places.section[position] { return object.value(at: index) }
             return Self.value(of: key, on: object)
-        })
+        }
+    }
+
+    /// Whether `object`, placed under its current ID with `order` in `section`, would be placed there again:
+    /// its section and sort keys are unchanged. Decided without making an entry (no order-byte array, no
+    /// section-name lookup), as most changed objects of a batch keep their keys.
+    func keepsPlace(_ object: ManagedObject, order: [UInt8], section: Int32) -> Bool {
+        if let name = sectionName(of: object), name != names[section] { return false }
+        return ordering.orderBytes(order, match: sortKeys(of: object), object.objectID)
+    }
+
+    /// Whether the controller's results may hold objects of `entity` (the fetched entity, and its
+    /// subentities when the request includes them). Asked once per changed object: the last entity's answer
+    /// is kept.
+    func tracks(_ entity: EntityDescription) -> Bool {
+        if let last = lastTrackedEntity, last.entity === entity { return last.tracked }
+        let tracked = trackedEntityNames.contains(entity.name)
+        lastTrackedEntity = (entity, tracked)
+        return tracked
     }
 
     /// Where an entity keeps the attributes the sort criteria and section naming read, so that placing a
