@@ -54,22 +54,43 @@ public struct ContextDidSave: Sendable, CustomStringConvertible {
 /// The changes to a context's registered objects since it last processed pending changes: the value Core
 /// Data posts as `NSManagedObjectContextObjectsDidChange`. Delivered on the context's queue; the objects
 /// belong to that context and must not leave its queue.
+///
+/// An object is in at most one of the four sets.
 public struct ObjectsDidChange {
+    /// What the context recorded, by object identity; the public sets are made from it when first asked for.
+    let recorded: RecordedChanges
+
+    init(_ changes: PendingChanges) {
+        recorded = RecordedChanges(changes)
+    }
+
     /// Objects inserted into the context (including objects merged in from another context's save).
-    public let insertedObjects: Set<ManagedObject>
+    public var insertedObjects: Set<ManagedObject> { recorded.insertedSet }
     /// Objects whose values changed in this context.
-    public let updatedObjects: Set<ManagedObject>
+    public var updatedObjects: Set<ManagedObject> { recorded.updatedSet }
     /// Objects deleted in this context or by a merged save.
-    public let deletedObjects: Set<ManagedObject>
+    public var deletedObjects: Set<ManagedObject> { recorded.deletedSet }
     /// Objects whose values were replaced by newer saved values (a merge or a refresh).
-    public let refreshedObjects: Set<ManagedObject>
+    public var refreshedObjects: Set<ManagedObject> { recorded.refreshedSet }
     /// True when every object was invalidated (``ManagedObjectContext/reset()``); re-fetch everything.
-    public let invalidatedAllObjects: Bool
+    public var invalidatedAllObjects: Bool { recorded.changes.invalidatedAll }
 
     /// True when nothing changed.
-    public var isEmpty: Bool {
-        insertedObjects.isEmpty && updatedObjects.isEmpty && deletedObjects.isEmpty && refreshedObjects.isEmpty
-            && !invalidatedAllObjects
+    public var isEmpty: Bool { recorded.changes.isEmpty }
+}
+
+/// The objects of one ``ObjectsDidChange`` as the context recorded them (keyed by identity), and the sets
+/// made from them for observers that ask. A fetched-results controller walks the recorded objects
+/// directly: hashing every changed object into four sets is most of what posting a merge would cost it.
+final class RecordedChanges {
+    let changes: PendingChanges
+    private(set) lazy var insertedSet = Set(changes.inserted.values)
+    private(set) lazy var updatedSet = Set(changes.updated.values)
+    private(set) lazy var deletedSet = Set(changes.deleted.values)
+    private(set) lazy var refreshedSet = Set(changes.refreshed.values)
+
+    init(_ changes: PendingChanges) {
+        self.changes = changes
     }
 }
 

@@ -25,7 +25,7 @@ struct PendingChanges {
 
     /// Records one change, folding it into what is already recorded for the object: an object inserted
     /// and then deleted before anyone was told is not reported at all; an inserted object that changes is
-    /// still just inserted; a deleted object is only deleted.
+    /// still just inserted; a deleted object is only deleted. An object is recorded under one kind at most.
     mutating func note(_ object: ManagedObject, _ kind: Kind) {
         // The object's mark equals this record's generation only while `inserted` holds it: an update or
         // refresh of it is then already covered by the insertion.
@@ -34,10 +34,14 @@ struct PendingChanges {
         switch kind {
         case .inserted:
             if !deleted.isEmpty { deleted[key] = nil }
+            if !updated.isEmpty { updated[key] = nil }
+            if !refreshed.isEmpty { refreshed[key] = nil }
             inserted[key] = object
             object.pendingInsertMark = generation
         case .updated:
-            if inserted[key] == nil, deleted[key] == nil { updated[key] = object }
+            guard inserted[key] == nil, deleted[key] == nil else { return }
+            updated[key] = object
+            if !refreshed.isEmpty { refreshed[key] = nil }
         case .refreshed:
             if inserted[key] == nil, deleted[key] == nil, updated[key] == nil { refreshed[key] = object }
         case .deleted:
@@ -61,11 +65,7 @@ extension ManagedObjectContext {
         guard !pending.isEmpty else { return }
         let changes = pending
         pending = PendingChanges()
-        notifyObjectsDidChange(
-            ObjectsDidChange(
-                insertedObjects: Set(changes.inserted.values), updatedObjects: Set(changes.updated.values),
-                deletedObjects: Set(changes.deleted.values), refreshedObjects: Set(changes.refreshed.values),
-                invalidatedAllObjects: changes.invalidatedAll))
+        notifyObjectsDidChange(ObjectsDidChange(changes))
     }
 
     /// Makes sure pending changes are processed at the end of the current turn of the context's queue.

@@ -51,18 +51,16 @@ extension AnyFetchedResultsController {
         }
         // Results fetched untracked, for a delegate or stream that came later: fetched again with their keys
         // (which this change is part of) and the difference reported.
+        // (Each object is recorded under one kind at most.)
+        let recorded = change.recorded.changes
+        let updated = Array(recorded.updated.values) + Array(recorded.refreshed.values)
         if untrackedResults != nil {
-            let updated = change.updatedObjects.union(change.refreshedObjects)
             let reached = relatedPaths.isEmpty ? [] : updated.flatMap { relatedPaths.sources(reaching: $0) }
-            startTrackingUntrackedResults(updated: Set((Array(updated) + reached).map(ObjectIdentifier.init)))
+            startTrackingUntrackedResults(updated: Set((updated + reached).map(ObjectIdentifier.init)))
             return
         }
         seenObjectIDGeneration = managedObjectContext.objectIDGeneration
         let predicate = fetchRequest.predicate
-        var seen: Set<ObjectIdentifier> = []
-        seen.reserveCapacity(change.deletedObjects.count + change.insertedObjects.count + change.updatedObjects.count
-            + change.refreshedObjects.count)
-        var removed: [Leaving] = []
         // Re-placed and new results carry the entries they arrive with.
         var replaced: [(leaving: Leaving, entry: ResultsEntry)] = []
         var updatedInPlace: [Leaving] = []
@@ -70,23 +68,25 @@ extension AnyFetchedResultsController {
         // First, results saved since they were placed take their permanent IDs (or are re-placed).
         let reidentified = temporaryPlacements.isEmpty ? [] : objectsWithNewPermanentIDs()
 
-        for object in change.deletedObjects where tracks(object.entity) {
-            guard seen.insert(ObjectIdentifier(object)).inserted, let (placed, order, _) = placement(of: object),
+        var removed: [Leaving] = []
+        for object in recorded.deleted.values where tracks(object.entity) {
+            guard let (placed, order, _) = placement(of: object),
                 let (entry, position) = index.locate(placed, order: order)
             else { continue }
             removed.append(Leaving(object: object, placed: placed, order: order, section: entry.section,
                 oldIndex: position))
         }
-        var changed = Array(change.insertedObjects) + Array(change.updatedObjects) + Array(change.refreshedObjects)
-            + reidentified
+        var changed = Array(recorded.inserted.values) + updated + reidentified
         if !relatedPaths.isEmpty {
-            for object in change.updatedObjects.union(change.refreshedObjects) {
-                changed.append(contentsOf: relatedPaths.sources(reaching: object))
-            }
+            for object in updated { changed.append(contentsOf: relatedPaths.sources(reaching: object)) }
         }
+        // The recorded objects are distinct; re-identified objects and those a related change reaches may
+        // repeat one, and are placed once.
+        var seen: Set<ObjectIdentifier>? = changed.count > recorded.inserted.count + updated.count
+            ? Set(recorded.deleted.keys) : nil
 
         for object in changed where tracks(object.entity) {
-            guard seen.insert(ObjectIdentifier(object)).inserted else { continue }
+            if seen != nil, seen?.insert(ObjectIdentifier(object)).inserted == false { continue }
             let matches = !object.isDeleted && (predicate?.evaluate(with: object) ?? true)
                 && managedObjectContext.isInStores(object, fetchRequest.affectedStores)
             guard let (placed, order, placedUnderCurrentID) = placement(of: object),
