@@ -29,8 +29,9 @@ open class ManagedObject: Hashable, CustomStringConvertible {
             if changed { managedObjectContext?.objectIDGeneration &+= 1 }
         }
     }
+    // (Read on every value access and only ever assigned whole: no exclusivity check, in any build.)
     /// The context the object belongs to (nil once deleted and saved, or after a reset).
-    public internal(set) weak var managedObjectContext: ManagedObjectContext?
+    @exclusivity(unchecked) public internal(set) weak var managedObjectContext: ManagedObjectContext?
 
     // `storage` and `changedAttributes` are written by every `setValue`, and `pending` (in the context) by
     // every change of an inserted object; the identity and flags below are read for every object a save,

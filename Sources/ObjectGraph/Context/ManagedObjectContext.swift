@@ -89,10 +89,12 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     @exclusivity(unchecked) var deletedObjectsByIdentity: [ObjectIdentifier: ManagedObject] = [:]
     @exclusivity(unchecked) var pending = PendingChanges()
     #endif
-    var isProcessingScheduled = false
+    // Read on every `setValue`, and only ever assigned whole (never passed inout or mutated in place), so
+    // no access to them can overlap another: the run-time exclusivity check is skipped in every build.
+    @exclusivity(unchecked) var isProcessingScheduled = false
     /// Records changes for undo and redo when set; nil (no recording) by default, as on iOS. Set it and use
     /// it on the context's queue. See ``ContextUndoManager``.
-    public var undoManager: ContextUndoManager? {
+    @exclusivity(unchecked) public var undoManager: ContextUndoManager? {
         didSet { undoManagerDidChange(from: oldValue) }
     }
 
