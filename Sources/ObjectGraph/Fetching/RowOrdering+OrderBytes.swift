@@ -17,7 +17,9 @@ extension RowOrdering {
     }
 
     /// Whether `order` is what ``orderBytes(_:_:)`` makes of `keys` and `id` — without making an array.
-    func orderBytes(_ order: [UInt8], match keys: [AttributeValue], _ id: ManagedObjectID) -> Bool {
+    func orderBytes(
+        _ order: [UInt8], match keys: some Collection<AttributeValue>, _ id: ManagedObjectID
+    ) -> Bool {
         withOrderBytes(keys, id) { made in
             order.withUnsafeBufferPointer { compareBytes(made, $0) == 0 }
         }
@@ -25,7 +27,7 @@ extension RowOrdering {
 
     /// Calls `body` with the order bytes of `keys` and `id`, written into scratch memory.
     private func withOrderBytes<Result>(
-        _ keys: [AttributeValue], _ id: ManagedObjectID, _ body: (UnsafeBufferPointer<UInt8>) -> Result
+        _ keys: some Collection<AttributeValue>, _ id: ManagedObjectID, _ body: (UnsafeBufferPointer<UInt8>) -> Result
     ) -> Result {
         var entityName = id.entityName
         var storeIdentifier = tieBreaksByStore ? id.storeIdentifier : ""

@@ -343,13 +343,17 @@ open class AnyFetchedResultsController {
         var keys: [AttributeValue] = []
         keys.reserveCapacity(ordering.criteria.count)
         for (offset, criterion) in ordering.criteria.enumerated() {
-            if let index = places.sort[offset] {
-                keys.append(criterion.sortKey(for: object.value(at: index)))
-            } else {
-                keys.append(criterion.sortKey(for: Self.value(of: criterion.key, on: object)))
-            }
+            keys.append(sortKey(offset, criterion, of: object, places: places))
         }
         return keys
+    }
+
+    /// The sort key of criterion number `offset` for an object of an entity whose key positions are `places`.
+    private func sortKey(
+        _ offset: Int, _ criterion: SortCriterion, of object: ManagedObject, places: KeyPlaces
+    ) -> AttributeValue {
+        if let index = places.sort[offset] { return criterion.sortKey(for: object.value(at: index)) }
+        return criterion.sortKey(for: Self.value(of: criterion.key, on: object))
     }
 
     /// The section number of an object.
@@ -372,7 +376,18 @@ open class AnyFetchedResultsController {
     /// section-name lookup), as most changed objects of a batch keep their keys.
     func keepsPlace(_ object: ManagedObject, order: [UInt8], section: Int32) -> Bool {
         if let name = sectionName(of: object), name != names[section] { return false }
-        return ordering.orderBytes(order, match: sortKeys(of: object), object.objectID)
+        let criteria = ordering.criteria
+        let places = keyPlaces(of: object.entity)
+        // The keys in scratch memory (on the stack for a few keys), not in an array of their own.
+        return withUnsafeTemporaryAllocation(of: AttributeValue.self, capacity: criteria.count) { keys in
+            guard let base = keys.baseAddress else { return ordering.orderBytes(order, match: [], object.objectID) }
+            for (offset, criterion) in criteria.enumerated() {
+                (base + offset).initialize(to: sortKey(offset, criterion, of: object, places: places))
+            }
+            defer { base.deinitialize(count: criteria.count) }
+            return ordering.orderBytes(order, match: UnsafeBufferPointer(start: base, count: criteria.count),
+                object.objectID)
+        }
     }
 
     /// Whether the controller's results may hold objects of `entity` (the fetched entity, and its
