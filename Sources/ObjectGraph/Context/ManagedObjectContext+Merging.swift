@@ -22,18 +22,20 @@ extension ManagedObjectContext {
             // Objects this context knows by temporary IDs (a child of the saving context) follow them.
             if !save.permanentIDs.isEmpty { adoptPermanentIDs(save.permanentIDs) }
             let changedIDs = [save.insertedObjectIDs, save.updatedObjectIDs].joined()
+            let insertedCount = save.insertedObjectIDs.count
             for (offset, id) in changedIDs.enumerated() {
+                let inserted = offset < insertedCount
                 // (An ID is in one of the two sets; should a save ever list one in both, it is merged once.)
-                if offset >= save.insertedObjectIDs.count, save.insertedObjectIDs.contains(id) { continue }
+                if !inserted, save.insertedObjectIDs.contains(id) { continue }
                 guard let row = save.snapshots[id], let entity = model.entity(named: id.entityName) else { continue }
                 if let object = registry[id] {
                     let previous = object.storedToOne
                     refresh(object, with: row, unconditionally: !save.reachedStore)
                     reconcileMergedToOne(object, previous: previous)
                 } else {
-                    let object = materialize(row, entity: entity)
+                    let object = materializeUnregistered(row, entity: entity)
                     materializedIDs.append(object.objectID)
-                    pending.note(object, save.insertedObjectIDs.contains(id) ? .inserted : .refreshed)
+                    pending.note(object, inserted ? .inserted : .refreshed)
                     reconcileMergedToOne(object, previous: [])
                 }
             }

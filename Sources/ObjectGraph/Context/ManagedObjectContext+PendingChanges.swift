@@ -173,6 +173,11 @@ extension ManagedObjectContext {
         return registerFetched(entity.managedObjectClass.init(entity: entity, insertInto: nil), row)
     }
 
+    /// A new, fully loaded object for a stored row that has no registered object (the caller looked).
+    func materializeUnregistered(_ row: RowSnapshot, entity: EntityDescription) -> ManagedObject {
+        registerFetched(entity.managedObjectClass.init(entity: entity, insertInto: nil), row)
+    }
+
     /// A registered object for a stored row: a fault is filled from the row; any other object keeps its
     /// in-memory state.
     private func loaded(_ existing: ManagedObject, from row: borrowing RowSnapshot) -> ManagedObject {
