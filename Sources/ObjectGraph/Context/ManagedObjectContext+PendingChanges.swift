@@ -170,7 +170,7 @@ extension ManagedObjectContext {
     /// The registered object for a stored row, created fully loaded when there is none.
     func materialize(_ row: RowSnapshot, entity: EntityDescription) -> ManagedObject {
         if let existing = registry[row.objectID] { return loaded(existing, from: row) }
-        return registerFetched(entity.managedObjectClass.init(entity: entity, insertInto: nil), row)
+        return materializeUnregistered(row, entity: entity)
     }
 
     /// A new, fully loaded object for a stored row that has no registered object (the caller looked).

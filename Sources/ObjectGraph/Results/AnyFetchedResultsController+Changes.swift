@@ -49,11 +49,11 @@ extension AnyFetchedResultsController {
             invalidateContent()
             return
         }
-        // Results fetched untracked, for a delegate or stream that came later: fetched again with their keys
-        // (which this change is part of) and the difference reported.
         // (Each object is recorded under one kind at most.)
         let recorded = change.recorded.changes
         let updated = Array(recorded.updated.values) + Array(recorded.refreshed.values)
+        // Results fetched untracked, for a delegate or stream that came later: fetched again with their keys
+        // (which this change is part of) and the difference reported.
         if untrackedResults != nil {
             let reached = relatedPaths.isEmpty ? [] : updated.flatMap { relatedPaths.sources(reaching: $0) }
             startTrackingUntrackedResults(updated: Set((updated + reached).map(ObjectIdentifier.init)))
@@ -101,17 +101,11 @@ extension AnyFetchedResultsController {
                 removed.append(leaving)
                 continue
             }
+            // (An object placed under an earlier, temporary ID gets a new entry under its permanent one.)
             if placedUnderCurrentID, keepsPlace(object, order: order, section: entry.section) {
                 updatedInPlace.append(leaving)
-                continue
-            }
-            let newEntry = makeEntry(for: object)
-            if placed == newEntry.placed, newEntry.section == entry.section,
-                RowOrdering.compare(order, newEntry.order) == 0
-            {
-                updatedInPlace.append(leaving)
             } else {
-                replaced.append((leaving, newEntry))
+                replaced.append((leaving, makeEntry(for: object)))
             }
         }
         guard !(removed.isEmpty && added.isEmpty && replaced.isEmpty && updatedInPlace.isEmpty) else { return }
