@@ -45,3 +45,81 @@ import Testing
         #expect(reports.kinds.first?[ObjectIdentifier(other)] == ["refreshed"])
     }
 }
+
+/// ``PendingChanges`` folds the changes noted for an object by marks on the object, not by hashing: checked
+/// against the rules as four identity-keyed dictionaries state them, over every sequence of notes.
+@Suite struct PendingChangesFoldingTests {
+    typealias Kind = PendingChanges.Kind
+
+    /// The folding rules as they were first written: one dictionary per kind.
+    struct DictionaryOracle {
+        var inserted: Set<Int> = [], updated: Set<Int> = [], deleted: Set<Int> = [], refreshed: Set<Int> = []
+
+        mutating func note(_ object: Int, _ kind: Kind) {
+            switch kind {
+            case .inserted:
+                deleted.remove(object)
+                updated.remove(object)
+                refreshed.remove(object)
+                inserted.insert(object)
+            case .updated:
+                guard !inserted.contains(object), !deleted.contains(object) else { return }
+                updated.insert(object)
+                refreshed.remove(object)
+            case .refreshed:
+                if !inserted.contains(object), !deleted.contains(object), !updated.contains(object) {
+                    refreshed.insert(object)
+                }
+            case .deleted:
+                updated.remove(object)
+                refreshed.remove(object)
+                if inserted.remove(object) == nil { deleted.insert(object) }
+            }
+        }
+
+        func objects(_ kind: Kind) -> Set<Int> {
+            switch kind {
+            case .inserted: inserted
+            case .updated: updated
+            case .deleted: deleted
+            case .refreshed: refreshed
+            }
+        }
+    }
+
+    /// Every sequence of up to four notes spread over two objects (of every kind), and the same notes
+    /// again in a second record: each object ends under the kind the oracle gives, in the order first noted.
+    @Test func foldsEveryShortSequenceAsTheDictionaryRulesDo() throws {
+        let stack = try TestStack()
+        let context = stack.context()
+        let kinds: [Kind] = [.inserted, .updated, .deleted, .refreshed]
+        try context.performAndWait {
+            let people = try (0..<2).map { _ in try context.insertNewObject(forEntityName: "Person") }
+            var steps: [[(object: Int, kind: Kind)]] = [[]]
+            for _ in 0..<4 {
+                steps += steps.filter { $0.count == steps.last?.count }.flatMap { prefix in
+                    (0..<2).flatMap { object in kinds.map { prefix + [(object, $0)] } }
+                }
+            }
+            #expect(steps.count == 1 + 8 + 64 + 512 + 4096)
+            for sequence in steps {
+                for _ in 0..<2 {  // a second record starts from nothing, whatever marks the objects carry
+                    var record = PendingChanges()
+                    var oracle = DictionaryOracle()
+                    for (object, kind) in sequence {
+                        record.note(people[object], kind)
+                        oracle.note(object, kind)
+                    }
+                    for kind in kinds {
+                        let recorded = record.objects(kind).map { object in people.firstIndex { $0 === object } ?? -1 }
+                        #expect(Set(recorded) == oracle.objects(kind), "\(sequence) → \(kind)")
+                        #expect(recorded.count == record.count(of: kind))
+                        let firstNoted = sequence.map(\.object).reduce(into: [Int]()) { if !$0.contains($1) { $0.append($1) } }
+                        #expect(recorded == firstNoted.filter(oracle.objects(kind).contains), "order: \(sequence)")
+                    }
+                    #expect(record.isEmpty == kinds.allSatisfy { oracle.objects($0).isEmpty })
+                }
+            }
+        }
+    }
+}

@@ -110,11 +110,15 @@ struct Suite {
     func controller() throws {
         var sizes = [1_000, 100_000]
         if millions { sizes.append(1_000_000) }
+        // CONTROLLER_SIZES=1000000 runs just those sizes (comma-separated), for A/B runs of one size.
+        if let only = ProcessInfo.processInfo.environment["CONTROLLER_SIZES"] {
+            sizes = only.split(separator: ",").compactMap { Int($0) }
+        }
         report.note("== controller: 500 ins / 250 del / 250 key upd / 1000 upd merged into \(sizes)")
         var ogMedian: [Int: Double] = [:]
         var naiveMedian: [Int: Double] = [:]
         for size in sizes {
-            let rounds = size >= 1_000_000 ? 7 : 15
+            let rounds = ProcessInfo.processInfo.environment["CONTROLLER_ROUNDS"].flatMap { Int($0) } ?? 15
             let result = try ControllerWorkload.objectGraph(count: size, rounds: rounds)
             let naive = ControllerWorkload.naive(count: size, rounds: size >= 1_000_000 ? 3 : 7)
             if ProcessInfo.processInfo.environment["BENCH_ROUNDS"] == "1" {

@@ -15,8 +15,11 @@ public struct ContextDidSave: Sendable, CustomStringConvertible {
     public let deletedObjectIDs: Set<ManagedObjectID>
     /// The saving context's name, if it has one.
     public let contextName: String?
-    /// The saved rows of inserted and updated objects.
-    let snapshots: [ManagedObjectID: RowSnapshot]
+    /// The saved rows: those of inserted objects first (``insertedRowCount`` of them), then those of updated
+    /// ones; each object once. Merging walks them in this order, looking nothing up.
+    let rows: [RowSnapshot]
+    /// How many of ``rows`` are inserted objects'.
+    let insertedRowCount: Int
     /// The permanent IDs the save gave objects that had temporary ones (temporary → permanent). Contexts
     /// that merge the save and know those objects by their temporary IDs (children of the saving context)
     /// switch them to the permanent ones.
@@ -27,15 +30,18 @@ public struct ContextDidSave: Sendable, CustomStringConvertible {
     /// versions unchanged: merging it takes its values unconditionally, last writer wins).
     let reachedStore: Bool
 
+    /// A save of the objects whose saved rows are `rows` — the first `insertedRowCount` inserted, the rest
+    /// updated; each object once — and of the `deleted` ones.
     init(
-        inserted: Set<ManagedObjectID>, updated: Set<ManagedObjectID>, deleted: Set<ManagedObjectID>,
-        snapshots: [ManagedObjectID: RowSnapshot], contextName: String?, sourceContext: ObjectIdentifier,
+        rows: [RowSnapshot], insertedRowCount: Int, deleted: Set<ManagedObjectID>,
+        contextName: String?, sourceContext: ObjectIdentifier,
         permanentIDs: [ManagedObjectID: ManagedObjectID] = [:], reachedStore: Bool = true
     ) {
-        insertedObjectIDs = inserted
-        updatedObjectIDs = updated
+        insertedObjectIDs = Set(rows[..<insertedRowCount].lazy.map(\.objectID))
+        updatedObjectIDs = Set(rows[insertedRowCount...].lazy.map(\.objectID))
         deletedObjectIDs = deleted
-        self.snapshots = snapshots
+        self.rows = rows
+        self.insertedRowCount = insertedRowCount
         self.contextName = contextName
         self.sourceContext = sourceContext
         self.permanentIDs = permanentIDs
@@ -79,15 +85,15 @@ public struct ObjectsDidChange {
     public var isEmpty: Bool { recorded.changes.isEmpty }
 }
 
-/// The objects of one ``ObjectsDidChange`` as the context recorded them (keyed by identity), and the sets
+/// The objects of one ``ObjectsDidChange`` as the context recorded them (in order, with their kinds), and the sets
 /// made from them for observers that ask. A fetched-results controller walks the recorded objects
 /// directly: hashing every changed object into four sets is most of what posting a merge would cost it.
 final class RecordedChanges {
     let changes: PendingChanges
-    private(set) lazy var insertedSet = Set(changes.inserted.values)
-    private(set) lazy var updatedSet = Set(changes.updated.values)
-    private(set) lazy var deletedSet = Set(changes.deleted.values)
-    private(set) lazy var refreshedSet = Set(changes.refreshed.values)
+    private(set) lazy var insertedSet = Set(changes.objects(.inserted))
+    private(set) lazy var updatedSet = Set(changes.objects(.updated))
+    private(set) lazy var deletedSet = Set(changes.objects(.deleted))
+    private(set) lazy var refreshedSet = Set(changes.objects(.refreshed))
 
     init(_ changes: PendingChanges) {
         self.changes = changes

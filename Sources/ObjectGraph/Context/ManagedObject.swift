@@ -46,9 +46,11 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var storage: [AttributeValue]
     /// Attributes changed since the last save, by index.
     var changedAttributes = IndexBits()
-    /// The ``PendingChanges/generation`` of the pending-change record that holds this object as inserted;
-    /// 0 when none does (see ``PendingChanges/note(_:_:)``).
-    var pendingInsertMark: UInt64 = 0
+    /// The ``PendingChanges/generation`` of the pending-change record that holds this object; 0 when none
+    /// does (see ``PendingChanges/note(_:_:)``).
+    var pendingMark: UInt64 = 0
+    /// The object's slot in the record ``pendingMark`` names.
+    var pendingSlot = 0
     var insertedFlag = false
     var deletedFlag = false
     var faultFlag = false
@@ -59,8 +61,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) var storage: [AttributeValue]
     /// Attributes changed since the last save, by index.
     @exclusivity(unchecked) var changedAttributes = IndexBits()
-    /// The generation of the pending-change record that holds this object as inserted; 0 when none does.
-    @exclusivity(unchecked) var pendingInsertMark: UInt64 = 0
+    /// The generation of the pending-change record that holds this object; 0 when none does.
+    @exclusivity(unchecked) var pendingMark: UInt64 = 0
+    /// The object's slot in the record ``pendingMark`` names.
+    @exclusivity(unchecked) var pendingSlot = 0
     @exclusivity(unchecked) var insertedFlag = false
     @exclusivity(unchecked) var deletedFlag = false
     @exclusivity(unchecked) var faultFlag = false

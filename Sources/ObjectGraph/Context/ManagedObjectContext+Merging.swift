@@ -21,13 +21,19 @@ extension ManagedObjectContext {
         for save in saves where save.sourceContext != ObjectIdentifier(self) {
             // Objects this context knows by temporary IDs (a child of the saving context) follow them.
             if !save.permanentIDs.isEmpty { adoptPermanentIDs(save.permanentIDs) }
-            let changedIDs = [save.insertedObjectIDs, save.updatedObjectIDs].joined()
-            let insertedCount = save.insertedObjectIDs.count
-            for (offset, id) in changedIDs.enumerated() {
-                let inserted = offset < insertedCount
-                // (An ID is in one of the two sets; should a save ever list one in both, it is merged once.)
-                if !inserted, save.insertedObjectIDs.contains(id) { continue }
-                guard let row = save.snapshots[id], let entity = model.entity(named: id.entityName) else { continue }
+            // (The entity of the row before is asked for first: a save's rows are mostly of one entity.)
+            var lastEntity: (namespace: ObjectIDNamespace, entity: EntityDescription?)?
+            for (offset, row) in save.rows.enumerated() {
+                let inserted = offset < save.insertedRowCount
+                let id = row.objectID
+                let entity: EntityDescription?
+                if let last = lastEntity, last.namespace === id.namespace {
+                    entity = last.entity
+                } else {
+                    entity = model.entity(named: id.entityName)
+                    lastEntity = (id.namespace, entity)
+                }
+                guard let entity else { continue }
                 if let object = registry[id] {
                     let previous = object.storedToOne
                     refresh(object, with: row, unconditionally: !save.reachedStore)

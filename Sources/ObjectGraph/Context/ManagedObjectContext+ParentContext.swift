@@ -12,7 +12,8 @@ extension ManagedObjectContext {
         _ parent: ManagedObjectContext, inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]
     ) throws(ObjectGraphError) {
         var changes = ChildContextSave()
-        var snapshots: [ManagedObjectID: RowSnapshot] = [:]
+        var rows: [RowSnapshot] = []
+        rows.reserveCapacity(inserted.count + updated.count)
         for (object, isInsert) in inserted.map({ ($0, true) }) + updated.map({ ($0, false) }) {
             let values = persistentValues(object)
             let toOne = toOneForSave(object)
@@ -23,13 +24,11 @@ extension ManagedObjectContext {
             if isInsert { changes.inserted.append(state) } else { changes.updated.append(state) }
             changes.joinChanges += joinChanges(for: object)
             changes.orderChanges += orderChanges(for: object)
-            snapshots[object.objectID] = RowSnapshot(
-                objectID: object.objectID, values: values, version: object.rowVersion, toOne: toOne)
+            rows.append(RowSnapshot(objectID: object.objectID, values: values, version: object.rowVersion, toOne: toOne))
         }
         changes.deleted = deleted.map(\.objectID)
         let save = ContextDidSave(
-            inserted: Set(inserted.map(\.objectID)), updated: Set(updated.map(\.objectID)),
-            deleted: Set(changes.deleted), snapshots: snapshots, contextName: name,
+            rows: rows, insertedRowCount: inserted.count, deleted: Set(changes.deleted), contextName: name,
             sourceContext: ObjectIdentifier(self), reachedStore: false)
         let outcome: Result<Void, ObjectGraphError> = parent.performAndWait {
             do throws(ObjectGraphError) {
@@ -45,8 +44,9 @@ extension ManagedObjectContext {
 
         // The parent took everything: the changes count as saved here (objects keep their IDs).
         for object in inserted { object.insertedFlag = false }
-        for object in inserted + updated {
-            object.committed = snapshots[object.objectID]?.values ?? persistentValues(object)
+        // (The rows were made from these objects, in this order.)
+        for (object, row) in zip(inserted + updated, rows) {
+            object.committed = row.values
             object.changedAttributes = []
         }
         for object in deleted { registry[object.objectID] = nil }

@@ -3,52 +3,85 @@ import Synchronization
 
 /// Changes recorded since the context last processed pending changes.
 ///
-/// Each value has its own ``generation``, and an object recorded as inserted carries it
-/// (``ManagedObject/pendingInsertMark``): so the note that every `setValue` makes for an inserted object —
-/// which changes nothing while the insertion is still to be reported — is answered without a hash lookup.
+/// Objects are kept in the order they were first noted, each with its kind; an object carries the
+/// ``generation`` of the record that holds it and its slot there (``ManagedObject/pendingMark``,
+/// ``ManagedObject/pendingSlot``), so noting a change — once per `setValue`, once per object a merge
+/// brings in — folds it into what is recorded without hashing anything.
 struct PendingChanges {
-    enum Kind { case inserted, updated, deleted, refreshed }
+    enum Kind: UInt8 { case inserted, updated, deleted, refreshed }
 
     /// Distinguishes this record from every other one in the process (never 0, the mark of no record).
     let generation = PendingChanges.generations.add(1, ordering: .relaxed).newValue
     private static let generations = Atomic<UInt64>(0)
 
-    var inserted: [ObjectIdentifier: ManagedObject] = [:]
-    var updated: [ObjectIdentifier: ManagedObject] = [:]
-    var deleted: [ObjectIdentifier: ManagedObject] = [:]
-    var refreshed: [ObjectIdentifier: ManagedObject] = [:]
+    /// Every object noted, in the order first noted.
+    private(set) var objects: [ManagedObject] = []
+    /// Each object's kind; nil once its record was dropped (an insertion deleted again before anyone was
+    /// told).
+    private(set) var kinds: [Kind?] = []
+    /// How many objects are recorded under each kind, by ``Kind/rawValue``.
+    private var counts: (Int, Int, Int, Int) = (0, 0, 0, 0)
     var invalidatedAll = false
 
     var isEmpty: Bool {
-        inserted.isEmpty && updated.isEmpty && deleted.isEmpty && refreshed.isEmpty && !invalidatedAll
+        count(of: .inserted) + count(of: .updated) + count(of: .deleted) + count(of: .refreshed) == 0 && !invalidatedAll
+    }
+
+    /// How many objects are recorded as `kind`.
+    func count(of kind: Kind) -> Int {
+        switch kind {
+        case .inserted: counts.0
+        case .updated: counts.1
+        case .deleted: counts.2
+        case .refreshed: counts.3
+        }
+    }
+
+    /// The objects recorded as `kind`, in the order they were first noted.
+    func objects(_ kind: Kind) -> [ManagedObject] {
+        var result: [ManagedObject] = []
+        result.reserveCapacity(count(of: kind))
+        for (object, recorded) in zip(objects, kinds) where recorded == kind { result.append(object) }
+        return result
+    }
+
+    /// The kind `object` is recorded as, or nil when it is not.
+    func kind(of object: ManagedObject) -> Kind? {
+        object.pendingMark == generation ? kinds[object.pendingSlot] : nil
     }
 
     /// Records one change, folding it into what is already recorded for the object: an object inserted
     /// and then deleted before anyone was told is not reported at all; an inserted object that changes is
-    /// still just inserted; a deleted object is only deleted. An object is recorded under one kind at most.
+    /// still just inserted; a deleted object is only deleted; an updated one is not also refreshed. An
+    /// object is recorded under one kind at most.
     mutating func note(_ object: ManagedObject, _ kind: Kind) {
-        // The object's mark equals this record's generation only while `inserted` holds it: an update or
-        // refresh of it is then already covered by the insertion.
-        if kind == .updated || kind == .refreshed, object.pendingInsertMark == generation { return }
-        let key = ObjectIdentifier(object)
+        let current = self.kind(of: object)
+        let next: Kind?
         switch kind {
-        case .inserted:
-            if !deleted.isEmpty { deleted[key] = nil }
-            if !updated.isEmpty { updated[key] = nil }
-            if !refreshed.isEmpty { refreshed[key] = nil }
-            inserted[key] = object
-            object.pendingInsertMark = generation
-        case .updated:
-            guard inserted[key] == nil, deleted[key] == nil else { return }
-            updated[key] = object
-            if !refreshed.isEmpty { refreshed[key] = nil }
-        case .refreshed:
-            if inserted[key] == nil, deleted[key] == nil, updated[key] == nil { refreshed[key] = object }
-        case .deleted:
-            updated[key] = nil
-            refreshed[key] = nil
-            if inserted.removeValue(forKey: key) == nil { deleted[key] = object }
-            if object.pendingInsertMark == generation { object.pendingInsertMark = 0 }
+        case .inserted: next = .inserted
+        case .updated: next = current == .inserted || current == .deleted ? current : .updated
+        case .refreshed: next = current ?? .refreshed
+        case .deleted: next = current == .inserted ? nil : .deleted
+        }
+        guard next != current else { return }
+        if let current { adjustCount(of: current, by: -1) }
+        if let next { adjustCount(of: next, by: 1) }
+        if object.pendingMark == generation {
+            kinds[object.pendingSlot] = next
+        } else {
+            object.pendingMark = generation
+            object.pendingSlot = objects.count
+            objects.append(object)
+            kinds.append(next)
+        }
+    }
+
+    private mutating func adjustCount(of kind: Kind, by delta: Int) {
+        switch kind {
+        case .inserted: counts.0 += delta
+        case .updated: counts.1 += delta
+        case .deleted: counts.2 += delta
+        case .refreshed: counts.3 += delta
         }
     }
 }

@@ -57,11 +57,14 @@ extension ManagedObjectContext {
             else { continue }
             for row in rows { snapshots[row.objectID] = row }
         }
-        let gone = Set(changes.insertedObjectIDs + changes.updatedObjectIDs).filter { snapshots[$0] == nil }
+        // Each object once, inserted first; rows that no longer exist count as deleted.
+        var listed: Set<ManagedObjectID> = []
+        let insertedRows = changes.insertedObjectIDs.compactMap { id in listed.insert(id).inserted ? snapshots[id] : nil }
+        let updatedRows = changes.updatedObjectIDs.compactMap { id in listed.insert(id).inserted ? snapshots[id] : nil }
+        let gone = listed.filter { snapshots[$0] == nil }
         let save = ContextDidSave(
-            inserted: Set(changes.insertedObjectIDs).filter { snapshots[$0] != nil },
-            updated: Set(changes.updatedObjectIDs).filter { snapshots[$0] != nil },
-            deleted: Set(changes.deletedObjectIDs).union(gone), snapshots: snapshots, contextName: "remote",
+            rows: insertedRows + updatedRows, insertedRowCount: insertedRows.count,
+            deleted: Set(changes.deletedObjectIDs).union(gone), contextName: "remote",
             sourceContext: ObjectIdentifier(RemoteContextSaveSource.shared))
         mergeChanges(fromContextDidSave: save)
     }

@@ -72,8 +72,6 @@ extension ManagedObjectContext {
         // recorded, below.
         var saved: [(object: ManagedObject, values: [AttributeValue])] = []
         saved.reserveCapacity(inserted.count + updated.count)
-        var insertedIDs: Set<ManagedObjectID> = []
-        insertedIDs.reserveCapacity(inserted.count)
         var permanentIDs: [ManagedObjectID: ManagedObjectID] = [:]
         permanentIDs.reserveCapacity(inserted.count)
         let remembersTemporaryIDs = isParentOfChildren.load(ordering: .relaxed)
@@ -92,17 +90,15 @@ extension ManagedObjectContext {
             let values = object.adoptExternalReferences(external, saved: insert.values)
             object.committed = values
             object.rowVersion = result.versions[permanent] ?? 1
-            insertedIDs.insert(permanent)
             saved.append((object, values))
         }
-        var updatedIDs: Set<ManagedObjectID> = []
+        let insertedCount = saved.count
         for (object, update) in zip(updated, request.updates) {
             object.changedAttributes = []
             let external = result.externalValues.isEmpty ? nil : result.externalValues[object.objectID]
             let values = object.adoptExternalReferences(external, saved: update.values)
             object.committed = values
             object.rowVersion = result.versions[object.objectID] ?? object.rowVersion + 1
-            updatedIDs.insert(object.objectID)
             saved.append((object, values))
         }
         var deletedIDs: Set<ManagedObjectID> = []
@@ -116,11 +112,8 @@ extension ManagedObjectContext {
         deletedObjectsByIdentity.removeAll()
         // Now that every inserted object has its permanent ID, record what the store holds.
         for object in inserted + updated { recordStoredRelationships(object) }
-        var snapshots: [ManagedObjectID: RowSnapshot] = [:]
-        snapshots.reserveCapacity(saved.count)
-        for (object, values) in saved {
-            let id = object.objectID
-            snapshots[id] = RowSnapshot(objectID: id, values: values, version: object.rowVersion, toOne: object.storedToOne)
+        let rows = saved.map { object, values in
+            RowSnapshot(objectID: object.objectID, values: values, version: object.rowVersion, toOne: object.storedToOne)
         }
         for object in inserted + updated { object.didSave() }
         for object in deleted {
@@ -130,8 +123,9 @@ extension ManagedObjectContext {
         passPermanentIDsToChildren(permanentIDs)
         notifyDidSave(
             ContextDidSave(
-                inserted: insertedIDs, updated: updatedIDs, deleted: deletedIDs, snapshots: snapshots,
-                contextName: name, sourceContext: ObjectIdentifier(self), permanentIDs: permanentIDs))
+                rows: rows, insertedRowCount: insertedCount, deleted: deletedIDs, contextName: name,
+                sourceContext: ObjectIdentifier(self),
+                permanentIDs: permanentIDs))
     }
 
     /// Resolves uniqueness conflicts, then gives the (possibly changed) objects to save and their request.

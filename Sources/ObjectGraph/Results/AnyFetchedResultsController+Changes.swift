@@ -49,12 +49,26 @@ extension AnyFetchedResultsController {
             invalidateContent()
             return
         }
-        // (Each object is recorded under one kind at most.)
+        // (Each object is recorded under one kind at most.) Deleted objects, and the others: inserted first.
         let recorded = change.recorded.changes
-        let updated = Array(recorded.updated.values) + Array(recorded.refreshed.values)
+        var deleted: [ManagedObject] = []
+        var changed: [ManagedObject] = []
+        changed.reserveCapacity(recorded.objects.count)
+        deleted.reserveCapacity(recorded.count(of: .deleted))
+        for (object, kind) in zip(recorded.objects, recorded.kinds) where kind == .inserted { changed.append(object) }
+        let insertedCount = changed.count
+        for (object, kind) in zip(recorded.objects, recorded.kinds) {
+            switch kind {
+            case .updated?, .refreshed?: changed.append(object)
+            case .deleted?: deleted.append(object)
+            case .inserted?, nil: continue
+            }
+        }
+        let recordedCount = changed.count
         // Results fetched untracked, for a delegate or stream that came later: fetched again with their keys
         // (which this change is part of) and the difference reported.
         if untrackedResults != nil {
+            let updated = changed[insertedCount...]
             let reached = relatedPaths.isEmpty ? [] : updated.flatMap { relatedPaths.sources(reaching: $0) }
             startTrackingUntrackedResults(updated: Set((updated + reached).map(ObjectIdentifier.init)))
             return
@@ -69,21 +83,22 @@ extension AnyFetchedResultsController {
         let reidentified = temporaryPlacements.isEmpty ? [] : objectsWithNewPermanentIDs()
 
         var removed: [Leaving] = []
-        for object in recorded.deleted.values where tracks(object.entity) {
+        for object in deleted where tracks(object.entity) {
             guard let (placed, order, _) = placement(of: object),
                 let (entry, position) = index.locate(placed, order: order)
             else { continue }
             removed.append(Leaving(object: object, placed: placed, order: order, section: entry.section,
                 oldIndex: position))
         }
-        var changed = Array(recorded.inserted.values) + updated + reidentified
+        if !reidentified.isEmpty { changed.append(contentsOf: reidentified) }
         if !relatedPaths.isEmpty {
-            for object in updated { changed.append(contentsOf: relatedPaths.sources(reaching: object)) }
+            for offset in insertedCount..<recordedCount {
+                changed.append(contentsOf: relatedPaths.sources(reaching: changed[offset]))
+            }
         }
         // The recorded objects are distinct; re-identified objects and those a related change reaches may
         // repeat one, and are placed once.
-        var seen: Set<ObjectIdentifier>? = changed.count > recorded.inserted.count + updated.count
-            ? Set(recorded.deleted.keys) : nil
+        var seen: Set<ObjectIdentifier>? = changed.count > recordedCount ? Set(deleted.map(ObjectIdentifier.init)) : nil
 
         for object in changed where tracks(object.entity) {
             if seen != nil, seen?.insert(ObjectIdentifier(object)).inserted == false { continue }

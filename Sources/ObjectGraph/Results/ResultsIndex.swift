@@ -23,10 +23,16 @@ struct ResultsIndex: Sendable {
         /// with them without reading any entry's order bytes.
         var sharedWords: (UInt64, UInt64) = (0, 0)
 
-        init(_ entries: [ResultsEntry]) {
-            self.entries = entries
+        /// A chunk of `entries`, with room for ``ResultsIndex/chunkHeadroom`` more: the first insertions into a
+        /// chunk then move half of it instead of copying all of it into a larger buffer (at a million results,
+        /// a batch's arrivals mostly land in chunks nothing was inserted into yet).
+        init(_ entries: some Collection<ResultsEntry>) {
+            self.entries = []
+            self.entries.reserveCapacity(entries.count + ResultsIndex.chunkHeadroom)
+            self.entries.append(contentsOf: entries)
             shared = 0
             keys = []
+            keys.reserveCapacity(entries.count + ResultsIndex.chunkHeadroom)
             rekey()
         }
 
@@ -44,7 +50,8 @@ struct ResultsIndex: Sendable {
                 shared = 0
             }
             let from = shared
-            keys = entries.map { ResultsEntry.prefix(of: $0.order, from: from) }
+            keys.removeAll(keepingCapacity: true)
+            for entry in entries { keys.append(ResultsEntry.prefix(of: entry.order, from: from)) }
             let words = entries.first.map { ResultsIndex.leadingWords(of: $0.order) } ?? (0, 0)
             let masks = Self.masks(keeping: shared)
             sharedWords = (words.0 & masks.0, words.1 & masks.1)
@@ -109,7 +116,7 @@ struct ResultsIndex: Sendable {
 
         /// Splits off and returns the entries from `offset` on; both halves get their shared bytes anew.
         mutating func split(at offset: Int) -> Chunk {
-            let upper = Chunk(Array(entries[offset...]))
+            let upper = Chunk(entries[offset...])
             entries.removeSubrange(offset...)
             rekey()
             return upper
@@ -132,6 +139,9 @@ struct ResultsIndex: Sendable {
     static let maximumChunkSize = 256
     /// The size of the chunks of a freshly built index.
     static let initialChunkSize = 128
+    /// How many entries a new chunk has room for beyond those it starts with (see ``Chunk/init(_:)``): a
+    /// quarter more memory for the entries, against copying the chunk at its first insertion.
+    static let chunkHeadroom = 32
 
     init() {}
 
@@ -140,7 +150,7 @@ struct ResultsIndex: Sendable {
         var start = 0
         while start < sorted.count {
             let end = min(start + Self.initialChunkSize, sorted.count)
-            chunks.append(Chunk(Array(sorted[start..<end])))
+            chunks.append(Chunk(sorted[start..<end]))
             chunkCounts.append(end - start)
             lastPrefixes.append(Self.leadingWords(of: sorted[end - 1].order))
             start = end

@@ -64,9 +64,7 @@ struct RowCache {
 
     /// Records what a save wrote: its rows replace older versions, its deleted rows leave.
     mutating func apply(_ save: ContextDidSave) {
-        for (id, row) in save.snapshots {
-            insert(RowSnapshot(objectID: id, values: row.values, version: row.version, toOne: row.toOne))
-        }
+        for row in save.rows { insert(row) }
         remove(save.deletedObjectIDs)
     }
 
