@@ -123,3 +123,71 @@ import Testing
         }
     }
 }
+
+/// The attributes an event records for each changed object: what lets a fetched-results controller leave an
+/// object whose sort and section keys did not change where it is, unread.
+@Suite struct EventAttributesTests {
+    /// The attributes recorded for `object` by the next ObjectsDidChange of `context`, as indexes.
+    final class Catcher {
+        var recorded: [ObjectIdentifier: AttributeBits] = [:]
+        func record(_ change: ObjectsDidChange) {
+            let changes = change.recorded.changes
+            for (slot, object) in changes.objects.enumerated() { recorded[ObjectIdentifier(object)] = changes.attributes[slot] }
+        }
+    }
+
+    @Test func aMergeRecordsTheAttributesWhoseSavedValuesChangedAndASetRecordsItsAttribute() throws {
+        let stack = try TestStack()
+        let view = stack.context(.privateQueue, name: "view")
+        let worker = stack.context(.privateQueue, name: "worker")
+        let person = TestModels.person()
+        func bits(_ names: String...) -> AttributeBits {
+            AttributeBits(indexes: names.compactMap { person.attributeIndex(named: $0) })
+        }
+        let id = try worker.performAndWait {
+            let object = try worker.insertNewObject(forEntityName: "Person")
+            object.setValue(.string("Ada"), forKey: "firstName")
+            object.setValue(.string("Lovelace"), forKey: "lastName")
+            try worker.save()
+            return object.objectID
+        }
+        let catcher = Catcher()
+        let token = view.addObjectsDidChangeObserver { catcher.record($0) }
+        let viewObject = try view.performAndWait {
+            let object = try view.existingObject(with: id)
+            _ = object.value(forKey: "lastName")  // loaded, not a fault
+            return object
+        }
+        // Another context changes the age and the city: the merge records those two.
+        let save = try worker.performAndWait {
+            let saved = Unchecked<ContextDidSave?>(nil)
+            let observer = worker.addDidSaveObserver { saved.value = $0 }
+            let object = try worker.existingObject(with: id)
+            object.setValue(.integer(36), forKey: "age")
+            object.setValue(.string("London"), forKey: "city")
+            object.setValue(.string("Ada"), forKey: "firstName")  // the same value: not a change
+            try worker.save()
+            withExtendedLifetime(observer) {}
+            return try #require(saved.value)
+        }
+        view.performAndWait { view.mergeChanges(fromContextDidSave: save) }
+        #expect(catcher.recorded[ObjectIdentifier(viewObject)] == bits("age", "city"))
+
+        // A change made here records its attribute, and two changes in one event add up.
+        view.performAndWait {
+            viewObject.setValue(.string("King"), forKey: "lastName")
+            viewObject.setValue(.string("ada@example.org"), forKey: "email")
+            view.processPendingChanges()
+        }
+        #expect(catcher.recorded[ObjectIdentifier(viewObject)] == bits("lastName", "email"))
+
+        // A fault's values were never read: everything may have changed.
+        let fault = try view.performAndWait {
+            view.refresh(viewObject, mergeChanges: false)
+            view.processPendingChanges()
+            return viewObject
+        }
+        #expect(catcher.recorded[ObjectIdentifier(fault)] == .all)
+        withExtendedLifetime(token) {}
+    }
+}

@@ -191,7 +191,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         context.undoWillChange(self, attribute: index)
         storage[index] = value
         if !entity.attributeKinds[index].isTransient { changedAttributes.insert(index) }
-        context.objectDidChange(self)
+        context.objectDidChange(self, changed: AttributeBits(index: index))
     }
 
     /// Gives an object made for a child context's insert (not yet in a context) the child's `values` at
@@ -323,8 +323,16 @@ extension AttributeValue {
         switch (self, other) {
         case (.null, .null): return true
         case let (.string(lhs), .string(rhs)):
-            // The counts first: O(1) for native strings, and they differ for most new values.
-            return lhs.utf8.count == rhs.utf8.count && lhs.utf8.elementsEqual(rhs.utf8)
+            // The counts first: O(1) for native strings, and they differ for most new values; then the bytes,
+            // compared in place when both strings have them contiguous (native ones do).
+            guard lhs.utf8.count == rhs.utf8.count else { return false }
+            let same = lhs.utf8.withContiguousStorageIfAvailable { left in
+                rhs.utf8.withContiguousStorageIfAvailable { right in
+                    guard let left = left.baseAddress, let right = right.baseAddress else { return true }
+                    return memcmp(left, right, rhs.utf8.count) == 0
+                }
+            }
+            return (same ?? nil) ?? lhs.utf8.elementsEqual(rhs.utf8)
         case (.null, _), (_, .null), (.string, _), (_, .string): return false
         default: return self == other
         }

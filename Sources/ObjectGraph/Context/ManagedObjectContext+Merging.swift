@@ -113,17 +113,37 @@ extension ManagedObjectContext {
     /// loaded to-many relationship, which the row does not describe.
     private func refresh(_ object: ManagedObject, with row: RowSnapshot, unconditionally: Bool) {
         guard unconditionally || row.version > object.rowVersion || object.faultFlag else { return }
+        // The attributes whose saved values the row changes (all, for a fault: its values were not read).
+        var changed = AttributeBits.none
+        if object.faultFlag {
+            changed = .all
+        } else if let committed = object.committed, committed.count == row.values.count {
+            for (index, value) in committed.enumerated() where !value.isIdentical(to: row.values[index]) {
+                changed.formUnion(AttributeBits(index: index))
+            }
+        } else {
+            changed = .all
+        }
         // (A loaded to-many relationship may have changed even when values and to-ones did not.)
-        if !object.faultFlag, let committed = object.committed, committed.count == row.values.count,
-            zip(committed, row.values).allSatisfy({ $0.isIdentical(to: $1) }),
-            row.toOne.isEmpty || row.toOne == object.storedToOne,
+        if changed == .none, row.toOne.isEmpty || row.toOne == object.storedToOne,
             !object.relationshipSlots.contains(where: { if case .toMany = $0 { true } else { false } })
         {
             object.rowVersion = max(object.rowVersion, row.version)
             return
         }
+        // When the current values are the saved ones (the same array, nothing changed here), those that change
+        // are those whose saved values did; otherwise they are found by comparing the values before and after.
+        let before = object.storage
+        let currentAreSaved = changed != .all && object.changedAttributes.isEmpty
+            && before.withUnsafeBufferPointer { $0.baseAddress } == object.committed?.withUnsafeBufferPointer { $0.baseAddress }
         object.adoptStoredValues(row)
-        pending.note(object, .refreshed)
+        if !currentAreSaved, changed != .all {
+            changed = .none
+            for (index, value) in object.storage.enumerated() where index >= before.count || !value.isIdentical(to: before[index]) {
+                changed.formUnion(AttributeBits(index: index))
+            }
+        }
+        pending.note(object, .refreshed, attributes: changed)
     }
 
     /// Queues a save from another context for merging on this context's queue; saves that arrive while a

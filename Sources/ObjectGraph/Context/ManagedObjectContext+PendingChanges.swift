@@ -19,6 +19,8 @@ struct PendingChanges {
     /// Each object's kind; nil once its record was dropped (an insertion deleted again before anyone was
     /// told).
     private(set) var kinds: [Kind?] = []
+    /// For each object, the attributes whose values may have changed in this event, as ``AttributeBits``.
+    private(set) var attributes: [AttributeBits] = []
     /// How many objects are recorded under each kind, by ``Kind/rawValue``.
     private var counts: (Int, Int, Int, Int) = (0, 0, 0, 0)
     var invalidatedAll = false
@@ -53,8 +55,10 @@ struct PendingChanges {
     /// Records one change, folding it into what is already recorded for the object: an object inserted
     /// and then deleted before anyone was told is not reported at all; an inserted object that changes is
     /// still just inserted; a deleted object is only deleted; an updated one is not also refreshed. An
-    /// object is recorded under one kind at most.
-    mutating func note(_ object: ManagedObject, _ kind: Kind) {
+    /// object is recorded under one kind at most. `attributes` are those whose values the change may have
+    /// changed (all, unless the caller knows better); they add up over the event.
+    mutating func note(_ object: ManagedObject, _ kind: Kind, attributes changed: AttributeBits = .all) {
+        if object.pendingMark == generation { attributes[object.pendingSlot].formUnion(changed) }
         let current = self.kind(of: object)
         let next: Kind?
         switch kind {
@@ -73,6 +77,7 @@ struct PendingChanges {
             object.pendingSlot = objects.count
             objects.append(object)
             kinds.append(next)
+            attributes.append(changed)
         }
     }
 
@@ -260,4 +265,33 @@ extension ManagedObject {
         }
         if !storedToMany.isEmpty { storedToMany = storedToMany.filter { changedRelationships.contains($0.key) } }
     }
+}
+
+/// A set of attribute indexes in one word, for what changed in an event: attributes 0 to 62 by their own
+/// bit; the last bit stands for every attribute from 63 on, and for "not known" (``all``).
+struct AttributeBits: Equatable, Sendable {
+    private(set) var rawValue: UInt64
+
+    /// No attribute.
+    static let none = AttributeBits(rawValue: 0)
+    /// Every attribute (also what is noted when the changed attributes are not known).
+    static let all = AttributeBits(rawValue: .max)
+
+    private init(rawValue: UInt64) { self.rawValue = rawValue }
+
+    /// The attribute at `index` (from 63 on, the shared last bit).
+    init(index: Int) {
+        rawValue = index >= 0 && index < 63 ? 1 << UInt64(index) : 1 << 63
+    }
+
+    /// The attributes at `indexes`.
+    init(indexes: some Sequence<Int>) {
+        rawValue = 0
+        for index in indexes { formUnion(AttributeBits(index: index)) }
+    }
+
+    mutating func formUnion(_ other: AttributeBits) { rawValue |= other.rawValue }
+
+    /// Whether the two sets may share an attribute.
+    func intersects(_ other: AttributeBits) -> Bool { rawValue & other.rawValue != 0 }
 }

@@ -271,16 +271,17 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         scheduleProcessing()
     }
 
-    /// Records a value change of a registered object.
-    func objectDidChange(_ object: ManagedObject) {
+    /// Records a value change of a registered object: of the attributes `changed` (all, when the change was
+    /// to a relationship).
+    func objectDidChange(_ object: ManagedObject, changed: AttributeBits = .all) {
         guard !object.insertedFlag, !object.deletedFlag else {
-            if object.insertedFlag { pending.note(object, .updated) }
+            if object.insertedFlag { pending.note(object, .updated, attributes: changed) }
             scheduleProcessing()
             return
         }
         if object.changedAttributes.isEmpty && object.changedRelationships.isEmpty { return }
         updatedObjectsByIdentity[ObjectIdentifier(object)] = object
-        pending.note(object, .updated)
+        pending.note(object, .updated, attributes: changed)
         scheduleProcessing()
     }
 

@@ -53,13 +53,18 @@ extension AnyFetchedResultsController {
         let recorded = change.recorded.changes
         var deleted: [ManagedObject] = []
         var changed: [ManagedObject] = []
+        // For the updated and refreshed objects (after the inserted ones), the attributes the event changed.
+        var changedAttributes: [AttributeBits] = []
         changed.reserveCapacity(recorded.objects.count)
         deleted.reserveCapacity(recorded.count(of: .deleted))
         for (object, kind) in zip(recorded.objects, recorded.kinds) where kind == .inserted { changed.append(object) }
         let insertedCount = changed.count
-        for (object, kind) in zip(recorded.objects, recorded.kinds) {
-            switch kind {
-            case .updated?, .refreshed?: changed.append(object)
+        changedAttributes.reserveCapacity(recorded.objects.count - insertedCount)
+        for (slot, object) in recorded.objects.enumerated() {
+            switch recorded.kinds[slot] {
+            case .updated?, .refreshed?:
+                changed.append(object)
+                changedAttributes.append(recorded.attributes[slot])
             case .deleted?: deleted.append(object)
             case .inserted?, nil: continue
             }
@@ -100,7 +105,7 @@ extension AnyFetchedResultsController {
         // repeat one, and are placed once.
         var seen: Set<ObjectIdentifier>? = changed.count > recordedCount ? Set(deleted.map(ObjectIdentifier.init)) : nil
 
-        for object in changed where tracks(object.entity) {
+        for (number, object) in changed.enumerated() where tracks(object.entity) {
             if seen != nil, seen?.insert(ObjectIdentifier(object)).inserted == false { continue }
             let matches = !object.isDeleted && (predicate?.evaluate(with: object) ?? true)
                 && managedObjectContext.isInStores(object, fetchRequest.affectedStores)
@@ -116,8 +121,11 @@ extension AnyFetchedResultsController {
                 removed.append(leaving)
                 continue
             }
-            // (An object placed under an earlier, temporary ID gets a new entry under its permanent one.)
-            if placedUnderCurrentID, keepsPlace(object, order: order, section: entry.section) {
+            // (An object placed under an earlier, temporary ID gets a new entry under its permanent one.) An
+            // object whose event changed none of the attributes that place it keeps its place unread.
+            let keysUnchanged = number >= insertedCount && number < recordedCount
+                && !changedAttributes[number - insertedCount].intersects(placingAttributes(of: object.entity))
+            if placedUnderCurrentID, keysUnchanged || keepsPlace(object, order: order, section: entry.section) {
                 updatedInPlace.append(leaving)
             } else {
                 replaced.append((leaving, makeEntry(for: object)))

@@ -147,6 +147,9 @@ open class AnyFetchedResultsController {
         let sort: [Int?]
         /// One per key of the section naming, in its order.
         let section: [Int?]
+        /// The attributes the sort and section keys read (``AttributeBits/all`` when one is not a stored
+        /// attribute of the entity: a key path, or a key a subclass answers).
+        let placing: AttributeBits
     }
     var keyPlacesByEntity: [String: KeyPlaces] = [:] {
         didSet { lastKeyPlaces = nil }
@@ -390,6 +393,9 @@ open class AnyFetchedResultsController {
         }
     }
 
+    /// The attributes of `entity` whose values place an object among the results (see ``KeyPlaces/placing``).
+    func placingAttributes(of entity: EntityDescription) -> AttributeBits { keyPlaces(of: entity).placing }
+
     /// Whether the controller's results may hold objects of `entity` (the fetched entity, and its
     /// subentities when the request includes them). Asked once per changed object: the last entity's answer
     /// is kept.
@@ -412,7 +418,8 @@ open class AnyFetchedResultsController {
         }
         let sort = ordering.criteria.map { $0.key.contains(".") ? nil : entity.attributeIndex(named: $0.key) }
         let section = (sectionNaming?.keys ?? []).map { $0.contains(".") ? nil : entity.attributeIndex(named: $0) }
-        let places = KeyPlaces(sort: sort, section: section)
+        let placing = (sort + section).contains(nil) ? AttributeBits.all : AttributeBits(indexes: (sort + section).compactMap { $0 })
+        let places = KeyPlaces(sort: sort, section: section, placing: placing)
         keyPlacesByEntity[entity.name] = places
         lastKeyPlaces = (entity, places)
         return places
