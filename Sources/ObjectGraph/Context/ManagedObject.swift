@@ -323,18 +323,43 @@ extension AttributeValue {
         switch (self, other) {
         case (.null, .null): return true
         case let (.string(lhs), .string(rhs)):
-            // The counts first: O(1) for native strings, and they differ for most new values; then the bytes,
-            // compared in place when both strings have them contiguous (native ones do).
-            guard lhs.utf8.count == rhs.utf8.count else { return false }
-            let same = lhs.utf8.withContiguousStorageIfAvailable { left in
-                rhs.utf8.withContiguousStorageIfAvailable { right in
-                    guard let left = left.baseAddress, let right = right.baseAddress else { return true }
-                    return memcmp(left, right, rhs.utf8.count) == 0
-                }
-            }
-            return (same ?? nil) ?? lhs.utf8.elementsEqual(rhs.utf8)
+            return Self.sameBytes(lhs, rhs)
         case (.null, _), (_, .null), (.string, _), (_, .string): return false
         default: return self == other
         }
+    }
+
+    /// The indexes at which `lhs` and `rhs` (values of one entity, in attribute order) hold values that are
+    /// not ``isIdentical(to:)``; every index from the shorter's end on counts as differing. Values whose
+    /// bytes are the same are the same value: they are told apart without copying them.
+    static func differingIndexes(_ lhs: [AttributeValue], _ rhs: [AttributeValue]) -> AttributeBits {
+        var differing = AttributeBits.none
+        if lhs.count != rhs.count { differing.formUnion(AttributeBits(indexes: min(lhs.count, rhs.count)..<max(lhs.count, rhs.count))) }
+        lhs.withUnsafeBufferPointer { left in
+            rhs.withUnsafeBufferPointer { right in
+                guard let leftBase = left.baseAddress, let rightBase = right.baseAddress else { return }
+                for index in 0..<min(left.count, right.count) {
+                    // (Bytes outside a smaller payload may hold anything: unequal bytes are then compared as values.)
+                    if memcmp(leftBase + index, rightBase + index, MemoryLayout<AttributeValue>.size) == 0 { continue }
+                    if !left[index].isIdentical(to: right[index]) { differing.formUnion(AttributeBits(index: index)) }
+                }
+            }
+        }
+        return differing
+    }
+
+    /// Whether two strings have the same UTF-8 bytes.
+    private static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
+        // The counts first: O(1) for native strings, and they differ for most new values; then the bytes,
+        // compared in place when both strings have them contiguous (native ones do).
+        let count = lhs.utf8.count
+        guard count == rhs.utf8.count else { return false }
+        let same = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in
+                guard let left = left.baseAddress, let right = right.baseAddress else { return true }
+                return memcmp(left, right, count) == 0
+            }
+        }
+        return (same ?? nil) ?? lhs.utf8.elementsEqual(rhs.utf8)
     }
 }

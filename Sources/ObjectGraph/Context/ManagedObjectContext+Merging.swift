@@ -114,15 +114,9 @@ extension ManagedObjectContext {
     private func refresh(_ object: ManagedObject, with row: RowSnapshot, unconditionally: Bool) {
         guard unconditionally || row.version > object.rowVersion || object.faultFlag else { return }
         // The attributes whose saved values the row changes (all, for a fault: its values were not read).
-        var changed = AttributeBits.none
-        if object.faultFlag {
-            changed = .all
-        } else if let committed = object.committed, committed.count == row.values.count {
-            for (index, value) in committed.enumerated() where !value.isIdentical(to: row.values[index]) {
-                changed.formUnion(AttributeBits(index: index))
-            }
-        } else {
-            changed = .all
+        var changed = AttributeBits.all
+        if !object.faultFlag, let committed = object.committed, committed.count == row.values.count {
+            changed = AttributeValue.differingIndexes(committed, row.values)
         }
         // (A loaded to-many relationship may have changed even when values and to-ones did not.)
         if changed == .none, row.toOne.isEmpty || row.toOne == object.storedToOne,
@@ -137,12 +131,7 @@ extension ManagedObjectContext {
         let currentAreSaved = changed != .all && object.changedAttributes.isEmpty
             && before.withUnsafeBufferPointer { $0.baseAddress } == object.committed?.withUnsafeBufferPointer { $0.baseAddress }
         object.adoptStoredValues(row)
-        if !currentAreSaved, changed != .all {
-            changed = .none
-            for (index, value) in object.storage.enumerated() where index >= before.count || !value.isIdentical(to: before[index]) {
-                changed.formUnion(AttributeBits(index: index))
-            }
-        }
+        if !currentAreSaved, changed != .all { changed = AttributeValue.differingIndexes(before, object.storage) }
         pending.note(object, .refreshed, attributes: changed)
     }
 

@@ -39,10 +39,15 @@ extension ManagedObject {
     /// Takes a stored row as the object's saved state and re-applies its unsaved attribute changes (and its
     /// transient values) on top: what merging a newer save and `refresh(_:mergeChanges: true)` both do.
     func adoptStoredValues(_ row: RowSnapshot) {
-        var values = row.values
-        for index in changedAttributes { values[index] = storage[index] }
-        for (index, kind) in entity.attributeKinds.enumerated() where kind.isTransient { values[index] = storage[index] }
-        storage = values
+        let keepsSomeValues = !changedAttributes.isEmpty || entity.persistentAttributeIndexes.count != storage.count
+        if keepsSomeValues, row.values.count == storage.count {
+            var values = row.values
+            for index in changedAttributes { values[index] = storage[index] }
+            for (index, kind) in entity.attributeKinds.enumerated() where kind.isTransient { values[index] = storage[index] }
+            storage = values
+        } else {
+            storage = row.values
+        }
         committed = row.values
         pruneExternalDataCache()
         rowVersion = row.version

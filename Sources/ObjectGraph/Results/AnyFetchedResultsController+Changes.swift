@@ -31,7 +31,6 @@ extension AnyFetchedResultsController {
         let object: ManagedObject
         /// The ID it was placed under, compact.
         let placed: PlacedID
-        let order: [UInt8]
         let section: Int32
         var oldIndex = 0
     }
@@ -90,10 +89,9 @@ extension AnyFetchedResultsController {
         var removed: [Leaving] = []
         for object in deleted where tracks(object.entity) {
             guard let (placed, order, _) = placement(of: object),
-                let (entry, position) = index.locate(placed, order: order)
+                let (section, position) = index.locate(placed, order: order)
             else { continue }
-            removed.append(Leaving(object: object, placed: placed, order: order, section: entry.section,
-                oldIndex: position))
+            removed.append(Leaving(object: object, placed: placed, section: section, oldIndex: position))
         }
         if !reidentified.isEmpty { changed.append(contentsOf: reidentified) }
         if !relatedPaths.isEmpty {
@@ -110,13 +108,12 @@ extension AnyFetchedResultsController {
             let matches = !object.isDeleted && (predicate?.evaluate(with: object) ?? true)
                 && managedObjectContext.isInStores(object, fetchRequest.affectedStores)
             guard let (placed, order, placedUnderCurrentID) = placement(of: object),
-                let (entry, position) = index.locate(placed, order: order)
+                let (section, position) = index.locate(placed, order: order)
             else {
                 if matches { added.append((object, makeEntry(for: object))) }
                 continue
             }
-            let leaving = Leaving(object: object, placed: placed, order: order, section: entry.section,
-                oldIndex: position)
+            let leaving = Leaving(object: object, placed: placed, section: section, oldIndex: position)
             guard matches else {
                 removed.append(leaving)
                 continue
@@ -125,7 +122,7 @@ extension AnyFetchedResultsController {
             // object whose event changed none of the attributes that place it keeps its place unread.
             let keysUnchanged = number >= insertedCount && number < recordedCount
                 && !changedAttributes[number - insertedCount].intersects(placingAttributes(of: object.entity))
-            if placedUnderCurrentID, keysUnchanged || keepsPlace(object, order: order, section: entry.section) {
+            if placedUnderCurrentID, keysUnchanged || keepsPlace(object, order: order, section: section) {
                 updatedInPlace.append(leaving)
             } else {
                 replaced.append((leaving, makeEntry(for: object)))
@@ -151,9 +148,11 @@ extension AnyFetchedResultsController {
         index.remove(atPositions: leavingOldIndexes)
         // In order, so that one search per arrival places it and gives its final position. `origin` numbers the
         // new results first, then the re-placed ones.
-        var arriving = added.enumerated().map { (object: $1.object, entry: $1.entry, origin: $0) }
-            + replaced.enumerated().map { (object: $1.leaving.object, entry: $1.entry, origin: added.count + $0) }
-        arriving.sort { RowOrdering.compare($0.entry.order, $1.entry.order) < 0 }
+        let arrivals = added.map(\.entry) + replaced.map(\.entry)
+        let arriving = Self.sortedByOrder(arrivals).map { origin in
+            (object: origin < added.count ? added[origin].object : replaced[origin - added.count].leaving.object,
+                entry: arrivals[origin], origin: origin)
+        }
         let arrivingNewIndexes = index.insert(sorted: arriving.map(\.entry))
         var newIndexes = [Int](repeating: 0, count: arriving.count)
         var newSectionArrivals: [(entry: ResultsEntry, position: Int)] = []
@@ -214,6 +213,23 @@ extension AnyFetchedResultsController {
         placedOrders.growOneShardAhead()
         cacheIsStale = true
         report(changes, oldRuns: oldRuns, oldCount: oldCount)
+    }
+
+    /// The offsets of `entries` in order of their order bytes. Sorts plain integers — each entry's first
+    /// sixteen order bytes as two words, and its offset — and compares whole order bytes only where those
+    /// words tie, instead of moving entries and counting references to their bytes in every comparison.
+    static func sortedByOrder(_ entries: [ResultsEntry]) -> [Int] {
+        var keys = entries.enumerated().map { offset, entry in
+            let words = ResultsIndex.leadingWords(of: entry.order)
+            return (first: words.0, second: words.1, offset: offset)
+        }
+        keys.sort { left, right in
+            if (left.first, left.second) != (right.first, right.second) {
+                return (left.first, left.second) < (right.first, right.second)
+            }
+            return RowOrdering.compare(entries[left.offset].order, entries[right.offset].order) < 0
+        }
+        return keys.map(\.offset)
     }
 
     /// Updates the section runs after a batch's entries moved: counts were adjusted one by one; new

@@ -222,8 +222,7 @@ struct ResultsIndex: Sendable {
         let chunk = chunkIndex(for: order, words: words)
         if chunk < chunks.count {
             let offset = chunks[chunk].offset(for: order, words: words)
-            let entries = chunks[chunk].entries
-            if offset < entries.count, entries[offset].placed == id { return (chunk, offset) }
+            if offset < chunks[chunk].entries.count, chunks[chunk].entries[offset].placed == id { return (chunk, offset) }
         }
         // Keys that no longer order consistently (a comparison that changed under us): look everywhere.
         for (chunkIndex, chunk) in chunks.enumerated() {
@@ -239,11 +238,12 @@ struct ResultsIndex: Sendable {
         return chunkStarts[chunk] + offset
     }
 
-    /// The entry with `id` placed at `order` and its position, or nil.
-    mutating func locate(_ id: PlacedID, order: [UInt8]) -> (entry: ResultsEntry, position: Int)? {
+    /// The section of the entry with `id` placed at `order` and its position, or nil. (Not the entry itself:
+    /// copying it would touch its order bytes, a cache miss per changed object in a large index.)
+    mutating func locate(_ id: PlacedID, order: [UInt8]) -> (section: Int32, position: Int)? {
         guard let (chunk, offset) = find(order, id) else { return nil }
         refreshStarts()
-        return (chunks[chunk].entries[offset], chunkStarts[chunk] + offset)
+        return (chunks[chunk].entries[offset].section, chunkStarts[chunk] + offset)
     }
 
     // MARK: - Changing
