@@ -37,7 +37,7 @@ extension AnyFetchedResultsController {
 
     /// Applies a context change to the results and reports it.
     ///
-    /// Cost: O(k log n) for k changed objects among n results (plus n / 128 to refresh chunk offsets),
+    /// Cost: O(k log n) for k changed objects among n results (plus n / 32 to refresh chunk offsets),
     /// never a re-sort or re-diff of the whole list.
     func contextDidChange(_ change: ObjectsDidChange) {
         guard hasFetched, isTracking else { return }
