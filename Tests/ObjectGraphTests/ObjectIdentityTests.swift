@@ -26,7 +26,23 @@ import Testing
             #expect(other == saved)
             #expect(other.hashValue == saved.hashValue)
             #expect(Set([saved, other]).count == 1)
+            for seed in [0, 1, -7, Int.max] { #expect(other._rawHashValue(seed: seed) == saved._rawHashValue(seed: seed)) }
         }
+    }
+
+    /// Tables place IDs by a cheap mix of key and seed (``HashMixing``): consecutive keys — what a store hands
+    /// out — spread over a table's buckets, and another seed orders them otherwise.
+    @Test func consecutiveKeysSpreadOverTheBucketsOfEverySeed() {
+        let namespace = ObjectIDNamespace.permanent(entityName: "Person", storeIdentifier: "spread")
+        let ids = (1...4096).map { ManagedObjectID(namespace: namespace, key: Int64($0)) }
+        for seed in [0, 42, Int.min] {
+            let buckets = Set(ids.map { $0._rawHashValue(seed: seed) & 4095 })
+            // Random placement fills 1 - 1/e (about 63 %) of 4096 buckets with 4096 keys.
+            #expect(buckets.count > 2400, "seed \(seed): \(buckets.count) buckets")
+        }
+        let first = ids.map { $0._rawHashValue(seed: 1) & 4095 }
+        let second = ids.map { $0._rawHashValue(seed: 2) & 4095 }
+        #expect(zip(first, second).filter { $0 == $1 }.count < 100)
     }
 
     @Test func idsOfOtherEntitiesStoresOrKindsDiffer() {

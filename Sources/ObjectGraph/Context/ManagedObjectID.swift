@@ -87,6 +87,11 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
         hasher.combine(key)
     }
 
+    /// The hash a `Dictionary` or `Set` places an ID by: the key mixed with the table's seed (see
+    /// ``HashMixing``), without the standard library's general-purpose hasher — a context's registry, row
+    /// cache and a controller's tables look up an ID for every object a save, merge or fetch touches.
+    public func _rawHashValue(seed: Int) -> Int { HashMixing.mix(key, seed: seed) }
+
     /// Orders IDs as fetches break ties: permanent IDs by primary key, then temporary IDs by creation; equal
     /// keys (rows of different hierarchies, or of different stores) by entity name, then by store identifier
     /// (the store's UUID text, byte by byte), so that results merged from several stores have one order.

@@ -7,6 +7,9 @@ struct PlacedID: Hashable, Sendable {
     let key: Int64
     /// The ID's namespace in the controller's ``IDNamespaces``.
     let namespace: UInt32
+
+    /// The key and namespace mixed with the table's seed (see ``HashMixing``).
+    func _rawHashValue(seed: Int) -> Int { HashMixing.mix(key ^ Int64(namespace) << 48, seed: seed) }
 }
 
 /// The (entity, store, temporary or not) combinations of the IDs a controller placed, numbered — a
