@@ -189,6 +189,35 @@ private func randomize(_ item: ManagedObject, _ rng: inout SeededRandom) {
         #expect(recorder.protocolErrors.isEmpty)
     }
 
+    /// Results that stopped being tracked (the delegate went away) keep their places while keys change
+    /// unseen; once tracked again, the next change to such an object re-places it by its keys — the event's
+    /// own attributes (here a flag) cannot tell that its rank changed meanwhile.
+    @Test func anObjectWhoseKeysChangedWhileUntrackedIsPlacedByItsKeysWhenTrackedAgain() throws {
+        let stack = try TestStack()
+        let context = stack.context()
+        let recorder = ChangeRecorder()
+        try context.performAndWait {
+            for (rank, name) in ["a", "b", "c"].enumerated() {
+                let item = try context.insertNewObject(forEntityName: "Item")
+                item["group"] = "A"
+                item["rank"] = Int64(rank)
+                item["name"] = name
+            }
+            try context.save()
+            let controller = try itemController(context, recorder: recorder)
+            let first = try #require(controller.fetchedObjects?.first)
+            controller.delegate = nil
+            first["rank"] = Int64(9)  // unseen: nothing tracks the results
+            context.processPendingChanges()
+            controller.delegate = recorder
+            first["flag"] = true
+            context.processPendingChanges()
+            #expect(controller.indexPath(forObject: first) == IndexPath(row: 2, section: 0))
+            #expect(recorder.batches.last?.changeset.movedRows.count == 1)
+        }
+        #expect(recorder.protocolErrors.isEmpty)
+    }
+
     @Test func sectionsIndexTitlesAndLookups() throws {
         let stack = try TestStack()
         let context = stack.context()

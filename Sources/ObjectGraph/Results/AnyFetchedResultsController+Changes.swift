@@ -40,7 +40,10 @@ extension AnyFetchedResultsController {
     /// Cost: O(k log n) for k changed objects among n results (plus n / 32 to refresh chunk offsets),
     /// never a re-sort or re-diff of the whole list.
     func contextDidChange(_ change: ObjectsDidChange) {
-        guard hasFetched, isTracking else { return }
+        guard hasFetched, isTracking else {
+            if hasFetched, untrackedResults == nil, !change.isEmpty { missedChanges = true }
+            return
+        }
         // Results fetched again because the section cache was damaged already hold this change.
         if settleCachedResults() { return }
         if change.invalidatedAllObjects {
@@ -120,7 +123,7 @@ extension AnyFetchedResultsController {
             }
             // (An object placed under an earlier, temporary ID gets a new entry under its permanent one.) An
             // object whose event changed none of the attributes that place it keeps its place unread.
-            let keysUnchanged = number >= insertedCount && number < recordedCount
+            let keysUnchanged = !missedChanges && number >= insertedCount && number < recordedCount
                 && !changedAttributes[number - insertedCount].intersects(placingAttributes(of: object.entity))
             if placedUnderCurrentID, keysUnchanged || keepsPlace(object, order: order, section: section) {
                 updatedInPlace.append(leaving)

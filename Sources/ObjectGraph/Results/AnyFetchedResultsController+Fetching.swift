@@ -67,6 +67,7 @@ extension AnyFetchedResultsController {
             resultsCameFromCache = false
         }
         hasFetched = true
+        missedChanges = false
         if observation == nil {
             observation = managedObjectContext.addObjectsDidChangeObserver { [weak self] change in
                 self?.contextDidChange(change)

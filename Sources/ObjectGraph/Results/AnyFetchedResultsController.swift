@@ -160,6 +160,9 @@ open class AnyFetchedResultsController {
     let changeContinuations = Locked<[UUID: AsyncStream<FetchedResultsChangeSet>.Continuation]>([:])
     /// Whether results changed since the section cache was last written.
     var cacheIsStale = false
+    /// Whether a change went by while nothing tracked the (keyed) results: until the next fetch, a changed
+    /// object's keys are then always compared with its place, since they may have changed unseen.
+    var missedChanges = false
     /// Whether the last ``performFetch()`` took its results from the section cache.
     var resultsCameFromCache = false
 
