@@ -68,8 +68,9 @@ extension PlacedOrders {
         /// How many keys the table holds before it grows.
         var capacity: Int { slots.count * 3 / 4 }
 
+        /// The hash of a key kept in a slot: the one `Dictionary` would use, unseeded.
         private static func hash(_ key: Int64, _ namespace: UInt32) -> UInt64 {
-            UInt64(bitPattern: Int64(HashMixing.mix(key ^ Int64(namespace) << 48, seed: 0)))
+            UInt64(UInt(bitPattern: PlacedID(key: key, namespace: namespace)._rawHashValue(seed: 0)))
         }
 
         /// Where a key with `hash` starts looking, in a table of `size` slots.
