@@ -102,7 +102,8 @@ extension AnyFetchedResultsController {
     ///
     /// Positions within one kind are distinct, so the order is that of the integers (kind, position): sorted by
     /// counting, eleven bits of them at a time — a few passes over the batch, where a comparison sort of a
-    /// batch of thousands costs several times more.
+    /// batch of thousands costs several times more. A small batch (one edit is a batch of one) is simply
+    /// sorted: clearing the counters would cost more than sorting it.
     static func reportingOrder(of changes: [ResultsObjectChange]) -> [Int] {
         func rank(_ type: FetchedResultsChangeType) -> Int {
             switch type {
@@ -125,6 +126,7 @@ extension AnyFetchedResultsController {
         // The kind above the largest position's bits.
         let kindShift = Int.bitWidth - largestPosition.leadingZeroBitCount
         for offset in changes.indices { keys[offset] |= rank(changes[offset].type) << kindShift }
+        guard changes.count >= 64 else { return changes.indices.sorted { keys[$0] < keys[$1] } }
         let significantBits = kindShift + 2
         let digitBits = 11
         let digitMask = 1 << digitBits - 1
