@@ -35,9 +35,11 @@ open class ManagedObject: Hashable, CustomStringConvertible {
 
     // `storage` and `changedAttributes` are written by every `setValue`, and `pending` (in the context) by
     // every change of an inserted object; the identity and flags below are read for every object a save,
-    // merge or change batch touches. Release builds skip the run-time exclusivity check on these — a tenth
-    // of an import's instructions — while debug builds, which run the tests, keep it. Each is confined to its
-    // context's queue, and no code runs inside an access to it that could reach it again.
+    // merge or change batch touches; a merge reads and replaces the saved values, row version and stored
+    // relationships of every object it refreshes. Release builds skip the run-time exclusivity check on
+    // these — a tenth of an import's instructions, and a fortieth of a merge's — while debug builds, which
+    // run the tests, keep it. Each is confined to its context's queue, and no code runs inside an access to
+    // it that could reach it again.
     #if DEBUG
     /// The storage behind ``objectID``. Setting ``objectID`` tells the context that an ID changed; a fetch
     /// that gives a brand-new object (of no context yet) its row's ID writes this directly.
@@ -54,6 +56,14 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var insertedFlag = false
     var deletedFlag = false
     var faultFlag = false
+    /// The values last read from or written to the store (nil for objects never saved).
+    var committed: [AttributeValue]?
+    /// The row version of `committed`.
+    var rowVersion: Int64 = 0
+    /// Relationship contents, in entity relationship order.
+    var relationshipSlots: [RelationshipSlot]
+    /// To-one destinations as last read from or written to the store.
+    var storedToOne: [ManagedObjectID?]
     #else
     /// The storage behind ``objectID`` (see the debug declaration).
     @exclusivity(unchecked) var identity: ManagedObjectID
@@ -68,15 +78,15 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) var insertedFlag = false
     @exclusivity(unchecked) var deletedFlag = false
     @exclusivity(unchecked) var faultFlag = false
-    #endif
     /// The values last read from or written to the store (nil for objects never saved).
-    var committed: [AttributeValue]?
+    @exclusivity(unchecked) var committed: [AttributeValue]?
     /// The row version of `committed`.
-    var rowVersion: Int64 = 0
+    @exclusivity(unchecked) var rowVersion: Int64 = 0
     /// Relationship contents, in entity relationship order.
-    var relationshipSlots: [RelationshipSlot]
+    @exclusivity(unchecked) var relationshipSlots: [RelationshipSlot]
     /// To-one destinations as last read from or written to the store.
-    var storedToOne: [ManagedObjectID?]
+    @exclusivity(unchecked) var storedToOne: [ManagedObjectID?]
+    #endif
     /// Many-to-many contents as last read from or written to the store, for join-table changes.
     var storedToMany = [Int: [ManagedObjectID]]()
     /// Relationships changed since the last save, by index.
