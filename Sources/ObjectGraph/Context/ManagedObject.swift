@@ -64,6 +64,15 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var relationshipSlots: [RelationshipSlot]
     /// To-one destinations as last read from or written to the store.
     var storedToOne: [ManagedObjectID?]
+    /// Many-to-many contents as last read from or written to the store, for join-table changes.
+    var storedToMany = [Int: [ManagedObjectID]]()
+    /// Relationships changed since the last save, by index.
+    var changedRelationships = IndexBits()
+    /// Whether a fault already holds its values (from the fetch that made it), so firing it needs no query.
+    var faultHoldsValues = false
+    /// Bytes read from external files, by attribute index, with the reference (in ``storage``) they were read
+    /// for (see ``ExternalBinaryReference``).
+    var externalDataCache = [Int: (reference: AttributeValue, data: Data)]()
     #else
     /// The storage behind ``objectID`` (see the debug declaration).
     @exclusivity(unchecked) var identity: ManagedObjectID
@@ -86,18 +95,18 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) var relationshipSlots: [RelationshipSlot]
     /// To-one destinations as last read from or written to the store.
     @exclusivity(unchecked) var storedToOne: [ManagedObjectID?]
-    #endif
     /// Many-to-many contents as last read from or written to the store, for join-table changes.
-    var storedToMany = [Int: [ManagedObjectID]]()
+    @exclusivity(unchecked) var storedToMany = [Int: [ManagedObjectID]]()
     /// Relationships changed since the last save, by index.
-    var changedRelationships = IndexBits()
-    /// Whether ``awakeFromInsert()`` has run: it runs once in an object's life.
-    var hasAwokenFromInsert = false
+    @exclusivity(unchecked) var changedRelationships = IndexBits()
     /// Whether a fault already holds its values (from the fetch that made it), so firing it needs no query.
-    var faultHoldsValues = false
+    @exclusivity(unchecked) var faultHoldsValues = false
     /// Bytes read from external files, by attribute index, with the reference (in ``storage``) they were read
     /// for (see ``ExternalBinaryReference``).
-    var externalDataCache = [Int: (reference: AttributeValue, data: Data)]()
+    @exclusivity(unchecked) var externalDataCache = [Int: (reference: AttributeValue, data: Data)]()
+    #endif
+    /// Whether ``awakeFromInsert()`` has run: it runs once in an object's life.
+    var hasAwokenFromInsert = false
 
     /// Creates an object of `entity` and, when `context` is given, inserts it there (as Core Data's
     /// `init(entity:insertInto:)`). Every attribute starts with its default value.
