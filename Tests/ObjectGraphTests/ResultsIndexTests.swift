@@ -51,6 +51,22 @@ import Testing
         }
     }
 
+    /// A search word is the eight order bytes from a start, big-endian, zero-padded past the end — whether it
+    /// is read in one load (eight bytes there) or byte by byte (fewer).
+    @Test func searchWordsAreTheBytesFromTheirStartPaddedWithZeros() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0...24 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            for start in 0...(length + 2) {
+                var expected: UInt64 = 0
+                for offset in start..<(start + 8) { expected = expected << 8 | UInt64(offset < length ? bytes[offset] : 0) }
+                #expect(ResultsEntry.prefix(of: bytes, from: start) == expected, "length \(length), start \(start)")
+            }
+        }
+        #expect(ResultsEntry.prefix(of: [1, 2, 3, 4, 5, 6, 7, 8, 9]) == 0x0102_0304_0506_0708)
+        #expect(ResultsEntry.prefix(of: [0xAB], from: 0) == 0xAB00_0000_0000_0000)
+    }
+
     @Test func insertingIntoAnEmptyIndexAndOntoTheEnd() {
         var index = ResultsIndex()
         let first = (0..<600).map { Self.entry(key: Int64($0), rank: Int64($0)) }

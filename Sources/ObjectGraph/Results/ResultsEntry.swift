@@ -25,8 +25,14 @@ struct ResultsEntry: Sendable {
     /// the bytes as ``RowOrdering/compare(_:_:)`` does, or ties (then the whole bytes decide).
     static func prefix(of order: [UInt8], from start: Int = 0) -> UInt64 {
         order.withUnsafeBufferPointer { bytes in
+            // Eight bytes there: one load. (Searching the index asks for a few of these per changed object.)
+            if start >= 0, start + 8 <= bytes.count, let base = bytes.baseAddress {
+                return UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self).bigEndian
+            }
             var value: UInt64 = 0
-            for offset in start..<(start + 8) { value = value << 8 | UInt64(offset < bytes.count ? bytes[offset] : 0) }
+            for offset in start..<(start + 8) {
+                value = value << 8 | UInt64(offset >= 0 && offset < bytes.count ? bytes[offset] : 0)
+            }
             return value
         }
     }
