@@ -81,9 +81,9 @@ open class AnyFetchedResultsController {
     /// Results placed under a temporary ID, by object: their ID changes when they are saved.
     var temporaryPlacements = TemporaryPlacements()
     /// The entity ``keyPlaces(of:)`` answered for last, and its answer.
-    private var lastKeyPlaces: (entity: EntityDescription, places: KeyPlaces)?
+    var lastKeyPlaces: (entity: EntityDescription, places: KeyPlaces)?
     /// The entity ``tracks(_:)`` answered for last, and its answer.
-    private var lastTrackedEntity: (entity: EntityDescription, tracked: Bool)?
+    var lastTrackedEntity: (entity: EntityDescription, tracked: Bool)?
     #else
     /// ``index`` as it stands (empty while a section cache is still being read).
     @exclusivity(unchecked) var indexStorage: ResultsIndex
@@ -102,9 +102,9 @@ open class AnyFetchedResultsController {
     /// Results placed under a temporary ID, by object: their ID changes when they are saved.
     @exclusivity(unchecked) var temporaryPlacements = TemporaryPlacements()
     /// The entity ``keyPlaces(of:)`` answered for last, and its answer.
-    @exclusivity(unchecked) private var lastKeyPlaces: (entity: EntityDescription, places: KeyPlaces)?
+    @exclusivity(unchecked) var lastKeyPlaces: (entity: EntityDescription, places: KeyPlaces)?
     /// The entity ``tracks(_:)`` answered for last, and its answer.
-    @exclusivity(unchecked) private var lastTrackedEntity: (entity: EntityDescription, tracked: Bool)?
+    @exclusivity(unchecked) var lastTrackedEntity: (entity: EntityDescription, tracked: Bool)?
     #endif
     /// The order bytes each result was placed at (its entry's ``ResultsEntry/order``, sharing its storage),
     /// under the ID it was placed with: how a changed object's old place is found.
@@ -341,102 +341,5 @@ open class AnyFetchedResultsController {
     func rowPath(forGlobalIndex offset: Int) -> RowPath {
         let (section, row) = runs.locate(offset)
         return RowPath(section: section, row: row)
-    }
-
-    /// The sort keys of an object, as the controller places it.
-    func sortKeys(of object: ManagedObject) -> [AttributeValue] {
-        let places = keyPlaces(of: object.entity)
-        var keys: [AttributeValue] = []
-        keys.reserveCapacity(ordering.criteria.count)
-        for (offset, criterion) in ordering.criteria.enumerated() {
-            keys.append(sortKey(offset, criterion, of: object, places: places))
-        }
-        return keys
-    }
-
-    /// The sort key of criterion number `offset` for an object of an entity whose key positions are `places`.
-    private func sortKey(
-        _ offset: Int, _ criterion: SortCriterion, of object: ManagedObject, places: KeyPlaces
-    ) -> AttributeValue {
-        if let index = places.sort[offset] { return criterion.sortKey(for: object.value(at: index)) }
-        return criterion.sortKey(for: Self.value(of: criterion.key, on: object))
-    }
-
-    /// The section number of an object.
-    func sectionNumber(of object: ManagedObject) -> Int32 {
-        names.number(for: sectionName(of: object) ?? "")
-    }
-
-    /// The section name of an object; nil when the controller has no sections.
-    private func sectionName(of object: ManagedObject) -> String? {
-        guard let naming = sectionNaming else { return nil }
-        let places = keyPlaces(of: object.entity)
-        return naming.name { position, key in
-            if let index = places.section[position] { return object.value(at: index) }
-            return Self.value(of: key, on: object)
-        }
-    }
-
-    /// Whether `object`, placed under its current ID with `order` in `section`, would be placed there again:
-    /// its section and sort keys are unchanged. Decided without making an entry (no order-byte array, no
-    /// section-name lookup), as most changed objects of a batch keep their keys.
-    func keepsPlace(_ object: ManagedObject, order: [UInt8], section: Int32) -> Bool {
-        if let name = sectionName(of: object), name != names[section] { return false }
-        let criteria = ordering.criteria
-        let places = keyPlaces(of: object.entity)
-        // The keys in scratch memory (on the stack for a few keys), not in an array of their own.
-        return withUnsafeTemporaryAllocation(of: AttributeValue.self, capacity: criteria.count) { keys in
-            guard let base = keys.baseAddress else { return ordering.orderBytes(order, match: [], object.objectID) }
-            for (offset, criterion) in criteria.enumerated() {
-                (base + offset).initialize(to: sortKey(offset, criterion, of: object, places: places))
-            }
-            defer { base.deinitialize(count: criteria.count) }
-            return ordering.orderBytes(order, match: UnsafeBufferPointer(start: base, count: criteria.count),
-                object.objectID)
-        }
-    }
-
-    /// The attributes of `entity` whose values place an object among the results (see ``KeyPlaces/placing``).
-    func placingAttributes(of entity: EntityDescription) -> AttributeBits { keyPlaces(of: entity).placing }
-
-    /// Whether the controller's results may hold objects of `entity` (the fetched entity, and its
-    /// subentities when the request includes them). Asked once per changed object: the last entity's answer
-    /// is kept.
-    func tracks(_ entity: EntityDescription) -> Bool {
-        if let last = lastTrackedEntity, last.entity === entity { return last.tracked }
-        let tracked = trackedEntityNames.contains(entity.name)
-        lastTrackedEntity = (entity, tracked)
-        return tracked
-    }
-
-    /// Where an entity keeps the attributes the sort criteria and section naming read, so that placing a
-    /// changed object reads them by position (keys that are key paths or derived in a subclass are read by
-    /// name).
-    private func keyPlaces(of entity: EntityDescription) -> KeyPlaces {
-        // Almost every object of a batch has the entity the one before it had: no name lookup for those.
-        if let last = lastKeyPlaces, last.entity === entity { return last.places }
-        if let places = keyPlacesByEntity[entity.name] {
-            lastKeyPlaces = (entity, places)
-            return places
-        }
-        let sort = ordering.criteria.map { $0.key.contains(".") ? nil : entity.attributeIndex(named: $0.key) }
-        let section = (sectionNaming?.keys ?? []).map { $0.contains(".") ? nil : entity.attributeIndex(named: $0) }
-        let placing = (sort + section).contains(nil) ? AttributeBits.all : AttributeBits(indexes: (sort + section).compactMap { $0 })
-        let places = KeyPlaces(sort: sort, section: section, placing: placing)
-        keyPlacesByEntity[entity.name] = places
-        lastKeyPlaces = (entity, places)
-        return places
-    }
-
-    /// The value at `path` on an object (nil when a to-one on the way is nil).
-    static func value(of path: String, on object: ManagedObject) -> AttributeValue {
-        if case .value(let value) = KeyPathReader.value(of: path, on: object) { return value }
-        return .null
-    }
-
-    func makeEntry(for object: ManagedObject) -> ResultsEntry {
-        let id = object.objectID
-        return ResultsEntry(id: id, placed: namespaces.placedID(for: id), keys: sortKeys(of: object),
-            section: sectionNumber(of: object), ordering: ordering)
     }
 }
