@@ -19,7 +19,9 @@ extension AnyFetchedResultsController {
     func avoidingSamePathMoves(
         _ changes: [ResultsObjectChange], oldRuns: SectionRuns, oldCount: Int
     ) -> [ResultsObjectChange] {
-        guard changes.contains(where: { $0.type == .move && $0.oldPath == $0.newPath }) else { return changes }
+        // (Fields read in place: iterating the changes would copy each, counting a reference to its object.)
+        guard changes.indices.contains(where: { changes[$0].type == .move && changes[$0].oldPath == changes[$0].newPath })
+        else { return changes }
         // Rows that are not kept: deleted and moved ones (old positions), inserted and moved ones (new).
         var leftOld: [Int] = []
         var arrivedNew: [Int] = []
