@@ -35,6 +35,21 @@ extension AnyFetchedResultsController {
         var oldIndex = 0
     }
 
+    /// A result that arrives in a batch — new, or re-placed — with its entry and its number among the batch's
+    /// arrivals (new results first). A struct, not a tuple: arrays of tuples holding references are copied and
+    /// destroyed through the run time's generic tuple code, several times slower.
+    private struct Arrival {
+        let object: ManagedObject
+        let entry: ResultsEntry
+        var origin = 0
+    }
+
+    /// A result re-placed in a batch: where it left and the entry it arrives with.
+    private struct Replacement {
+        let leaving: Leaving
+        let entry: ResultsEntry
+    }
+
     /// Applies a context change to the results and reports it.
     ///
     /// Cost: O(k log n) for k changed objects among n results (plus n / 32 to refresh chunk offsets),
@@ -83,9 +98,9 @@ extension AnyFetchedResultsController {
         seenObjectIDGeneration = managedObjectContext.objectIDGeneration
         let predicate = fetchRequest.predicate
         // Re-placed and new results carry the entries they arrive with.
-        var replaced: [(leaving: Leaving, entry: ResultsEntry)] = []
+        var replaced: [Replacement] = []
         var updatedInPlace: [Leaving] = []
-        var added: [(object: ManagedObject, entry: ResultsEntry)] = []
+        var added: [Arrival] = []
         // First, results saved since they were placed take their permanent IDs (or are re-placed).
         let reidentified = temporaryPlacements.isEmpty ? [] : objectsWithNewPermanentIDs()
 
@@ -113,7 +128,7 @@ extension AnyFetchedResultsController {
             guard let (placed, order, placedUnderCurrentID) = placement(of: object),
                 let (section, position) = index.locate(placed, order: order)
             else {
-                if matches { added.append((object, makeEntry(for: object))) }
+                if matches { added.append(Arrival(object: object, entry: makeEntry(for: object))) }
                 continue
             }
             let leaving = Leaving(object: object, placed: placed, section: section, oldIndex: position)
@@ -128,7 +143,7 @@ extension AnyFetchedResultsController {
             if placedUnderCurrentID, keysUnchanged || keepsPlace(object, order: order, section: section) {
                 updatedInPlace.append(leaving)
             } else {
-                replaced.append((leaving, makeEntry(for: object)))
+                replaced.append(Replacement(leaving: leaving, entry: makeEntry(for: object)))
             }
         }
         guard !(removed.isEmpty && added.isEmpty && replaced.isEmpty && updatedInPlace.isEmpty) else { return }
@@ -140,7 +155,7 @@ extension AnyFetchedResultsController {
         // Take the leavers out and put the arrivals in.
         var leavingOldIndexes: [Int] = []
         leavingOldIndexes.reserveCapacity(removed.count + replaced.count)
-        for leavers in [removed, replaced.map(\.leaving)] {
+        for leavers in [removed, replaced.map { $0.leaving }] {
             for leaving in leavers {
                 leavingOldIndexes.append(leaving.oldIndex)
                 runs.removeOne(from: leaving.section)
@@ -151,16 +166,17 @@ extension AnyFetchedResultsController {
         index.remove(atPositions: leavingOldIndexes)
         // In order, so that one search per arrival places it and gives its final position. `origin` numbers the
         // new results first, then the re-placed ones.
-        let arrivals = added.map(\.entry) + replaced.map(\.entry)
+        let arrivals = added.map { $0.entry } + replaced.map { $0.entry }
         let arriving = Self.sortedByOrder(arrivals).map { origin in
-            (object: origin < added.count ? added[origin].object : replaced[origin - added.count].leaving.object,
+            Arrival(object: origin < added.count ? added[origin].object : replaced[origin - added.count].leaving.object,
                 entry: arrivals[origin], origin: origin)
         }
-        let arrivingNewIndexes = index.insert(sorted: arriving.map(\.entry))
+        let arrivingNewIndexes = index.insert(sorted: arriving.map { $0.entry })
         var newIndexes = [Int](repeating: 0, count: arriving.count)
         var newSectionArrivals: [(entry: ResultsEntry, position: Int)] = []
-        for ((object, entry, origin), position) in zip(arriving, arrivingNewIndexes) {
-            newIndexes[origin] = position
+        for (arrival, position) in zip(arriving, arrivingNewIndexes) {
+            let (object, entry) = (arrival.object, arrival.entry)
+            newIndexes[arrival.origin] = position
             placedOrders[entry.placed] = entry.order
             if namespaces.isTemporary(entry.placed) {
                 temporaryPlacements[ObjectIdentifier(object)] = (object, namespaces.id(for: entry.placed))
@@ -182,25 +198,26 @@ extension AnyFetchedResultsController {
             changes.append(ResultsObjectChange(object: leaving.object, type: .delete, oldID: leaving.placed,
                 oldIndex: leaving.oldIndex, oldPath: oldPath(leaving.oldIndex)))
         }
-        for (number, (object, entry)) in added.enumerated() {
+        for (number, arrival) in added.enumerated() {
             let offset = newIndexes[number]
-            changes.append(ResultsObjectChange(object: object, type: .insert, newID: entry.placed,
+            changes.append(ResultsObjectChange(object: arrival.object, type: .insert, newID: arrival.entry.placed,
                 newIndex: offset, newPath: rowPath(forGlobalIndex: offset)))
         }
-        let replacedPlaces = replaced.enumerated().map { number, place in
-            (leaving: place.leaving, entry: place.entry, newIndex: newIndexes[added.count + number])
-        }
+        // (The re-placed results' new positions follow the new ones' in `newIndexes`.)
+        let replacedNewIndexes = newIndexes[added.count...]
         let sortedLeavingOldIndexes = leavingOldIndexes.sorted()
         let inPlace = Self.replacedKeepingTheirPlace(
-            replacedPlaces.map { ($0.leaving.oldIndex, $0.newIndex, $0.leaving.section == $0.entry.section) },
+            zip(replaced, replacedNewIndexes).map { place, newIndex in
+                (place.leaving.oldIndex, newIndex, place.leaving.section == place.entry.section)
+            },
             leavingOldIndexes: sortedLeavingOldIndexes,
             arrivingNewIndexes: arrivingNewIndexes)
-        for (offset, place) in replacedPlaces.enumerated() {
+        for (offset, (place, newIndex)) in zip(replaced, replacedNewIndexes).enumerated() {
             changes.append(ResultsObjectChange(object: place.leaving.object,
                 type: inPlace.contains(offset) ? .update : .move, oldID: place.leaving.placed,
                 newID: place.entry.placed,
-                oldIndex: place.leaving.oldIndex, newIndex: place.newIndex, oldPath: oldPath(place.leaving.oldIndex),
-                newPath: rowPath(forGlobalIndex: place.newIndex)))
+                oldIndex: place.leaving.oldIndex, newIndex: newIndex, oldPath: oldPath(place.leaving.oldIndex),
+                newPath: rowPath(forGlobalIndex: newIndex)))
         }
         // Objects that neither left nor arrived keep their rank among such objects: the k-th of them now sits
         // after the arrivals whose own rank among them (position minus the arrivals before) is at most k.
