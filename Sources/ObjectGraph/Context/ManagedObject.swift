@@ -37,7 +37,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     // every change of an inserted object; the identity and flags below are read for every object a save,
     // merge or change batch touches; a merge reads and replaces the saved values, row version and stored
     // relationships of every object it refreshes. Release builds skip the run-time exclusivity check on
-    // these — a tenth of an import's instructions, and a fortieth of a merge's — while debug builds, which
+    // these — a tenth of an import's instructions, and about 3 % of a merge's — while debug builds, which
     // run the tests, keep it. Each is confined to its context's queue, and no code runs inside an access to
     // it that could reach it again.
     #if DEBUG

@@ -35,13 +35,11 @@ extension AnyFetchedResultsController {
         var oldIndex = 0
     }
 
-    /// A result that arrives in a batch — new, or re-placed — with its entry and its number among the batch's
-    /// arrivals (new results first). A struct, not a tuple: arrays of tuples holding references are copied and
-    /// destroyed through the run time's generic tuple code, several times slower.
+    /// A new result of a batch with the entry it arrives with. A struct, not a tuple: arrays of tuples holding
+    /// references are copied and destroyed through the run time's generic tuple code, several times slower.
     private struct Arrival {
         let object: ManagedObject
         let entry: ResultsEntry
-        var origin = 0
     }
 
     /// A result re-placed in a batch: where it left and the entry it arrives with.
@@ -164,19 +162,17 @@ extension AnyFetchedResultsController {
             }
         }
         index.remove(atPositions: leavingOldIndexes)
-        // In order, so that one search per arrival places it and gives its final position. `origin` numbers the
-        // new results first, then the re-placed ones.
+        // In order, so that one search per arrival places it and gives its final position. An arrival's `origin`
+        // numbers the new results first, then the re-placed ones.
         let arrivals = added.map { $0.entry } + replaced.map { $0.entry }
-        let arriving = Self.sortedByOrder(arrivals).map { origin in
-            Arrival(object: origin < added.count ? added[origin].object : replaced[origin - added.count].leaving.object,
-                entry: arrivals[origin], origin: origin)
-        }
-        let arrivingNewIndexes = index.insert(sorted: arriving.map { $0.entry })
-        var newIndexes = [Int](repeating: 0, count: arriving.count)
+        let arrivalOrder = Self.sortedByOrder(arrivals)
+        let arrivingNewIndexes = index.insert(sorted: arrivalOrder.map { arrivals[$0] })
+        var newIndexes = [Int](repeating: 0, count: arrivals.count)
         var newSectionArrivals: [(entry: ResultsEntry, position: Int)] = []
-        for (arrival, position) in zip(arriving, arrivingNewIndexes) {
-            let (object, entry) = (arrival.object, arrival.entry)
-            newIndexes[arrival.origin] = position
+        for (origin, position) in zip(arrivalOrder, arrivingNewIndexes) {
+            let object = origin < added.count ? added[origin].object : replaced[origin - added.count].leaving.object
+            let entry = arrivals[origin]
+            newIndexes[origin] = position
             placedOrders[entry.placed] = entry.order
             if namespaces.isTemporary(entry.placed) {
                 temporaryPlacements[ObjectIdentifier(object)] = (object, namespaces.id(for: entry.placed))
@@ -184,11 +180,11 @@ extension AnyFetchedResultsController {
             if runs.hasRepeats || !runs.addOne(to: entry.section) { newSectionArrivals.append((entry, position)) }
         }
         updateSections(newSectionArrivals: newSectionArrivals,
-            arrivals: zip(arriving, arrivingNewIndexes).map { ($0.entry.section, $1) })
+            arrivals: zip(arrivalOrder, arrivingNewIndexes).map { (arrivals[$0].section, $1) })
 
         // Where everything is now, and how each change is reported.
         var changes: [ResultsObjectChange] = []
-        changes.reserveCapacity(removed.count + arriving.count + updatedInPlace.count)
+        changes.reserveCapacity(removed.count + arrivals.count + updatedInPlace.count)
         var scratchRuns = oldRuns
         func oldPath(_ offset: Int) -> RowPath {
             let (section, row) = scratchRuns.locate(offset)
