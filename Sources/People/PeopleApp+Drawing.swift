@@ -61,12 +61,17 @@ extension PeopleApp {
         buffer.fill(TerminalRect(x: 0, y: 0, width: width, height: 1), style: .reverse)
         let people = list.numberOfPeople
         let sections = list.numberOfSections
-        var left = " People · \(NumberText.grouped(people)) \(people == 1 ? "person" : "people") · "
-            + "\(NumberText.grouped(sections)) \(sections == 1 ? "section" : "sections")"
-        if list.sectionMode != .lastNameInitial { left += " by \(list.sectionMode.title)" }
+        let count = "\(NumberText.grouped(people)) \(people == 1 ? "person" : "people")"
+        var sectioning = "\(NumberText.grouped(sections)) \(sections == 1 ? "section" : "sections")"
+        if list.sectionMode != .lastNameInitial { sectioning += " by \(list.sectionMode.title)" }
+        let status = importActivity.statusText(now: timeSource.now)
+        let right = status.map { $0.text + " " } ?? ""
+        // The longest title that leaves the import's status whole: the sections, then the name, give way.
+        let titles = [" People · \(count) · \(sectioning)", " People · \(count)", " \(count)"]
+        let room = width - DisplayWidth.of(right) - 2
+        let left = titles.first { DisplayWidth.of($0) <= room } ?? titles[titles.count - 1]
         let used = buffer.write(left, at: 0, row: 0, style: .reverse)
-        guard let (status, isFailure) = importActivity.statusText(now: timeSource.now) else { return }
-        let right = status + " "
+        guard let (_, isFailure) = status else { return }
         let column = max(used + 2, width - DisplayWidth.of(right))
         let failureStyle = screen.supportsColors ? TextStyle(foreground: .red, bold: true, reverse: true)
             : TextStyle(bold: true, reverse: true, underline: true)
@@ -85,23 +90,37 @@ extension PeopleApp {
             let style = message.isError ? errorStyle : .plain
             buffer.write(" " + message.text, at: 0, row: row, style: style, maxWidth: room > 10 ? room : width)
         } else {
-            buffer.write(keyHints, at: 0, row: row, style: .dim, maxWidth: room > 10 ? room : width)
+            // The timings give way to the hints that always stay.
+            let hints = keyHints.fitted(to: room)
+            if room > 10, DisplayWidth.of(hints) <= room {
+                buffer.write(hints, at: 0, row: row, style: .dim, maxWidth: room)
+                buffer.write(timing, at: width - timingWidth, row: row, style: .dim)
+            } else {
+                buffer.write(keyHints.fitted(to: width), at: 0, row: row, style: .dim, maxWidth: width)
+            }
+            return
         }
         if room > 10 { buffer.write(timing, at: width - timingWidth, row: row, style: .dim) }
     }
 
-    private var keyHints: String {
+    /// The keys of the current mode, the most needed first (see ``KeyHints``).
+    var keyHints: KeyHints {
         switch mode {
-        case .filtering: " type to filter · Enter keep · Esc clear · ↑↓ move"
-        case .jumping: " type a section's index letter · any other key cancels"
-        case .detail: " Esc/q back · e edit · d delete"
-        case .form: " Enter save · Esc cancel · Tab/↑↓ next field"
-        case .help: " any key closes the help"
-        case .importPrompt: " Enter import · Esc cancel"
-        case .confirmingDelete: " y delete · any other key keeps"
-        case .confirmingBatchDelete: " y delete them all · any other key keeps them"
+        case .filtering: KeyHints(inOrder: ["type to filter", "Enter keep", "Esc clear", "↑↓ move"])
+        case .jumping: KeyHints(inOrder: ["type a section's index letter", "any other key cancels"])
+        case .detail: KeyHints(inOrder: ["Esc/q back", "e edit", "d delete"])
+        case .form: KeyHints(inOrder: ["Enter save", "Esc cancel", "Tab/↑↓ next field"])
+        case .help: KeyHints(inOrder: ["any key closes the help"])
+        case .importPrompt: KeyHints(inOrder: ["Enter import", "Esc cancel"])
+        case .confirmingDelete: KeyHints(inOrder: ["y delete", "any other key keeps"])
+        case .confirmingBatchDelete: KeyHints(inOrder: ["y delete them all", "any other key keeps them"])
         case .browsing:
-            " / filter  s sort  Enter show  i import  n e d  u undo  ? help  q quit"
+            // Filtering, help and quitting stay longest; adding, editing and undoing go first.
+            KeyHints([
+                .init(text: "/ filter", rank: 0), .init(text: "s sort", rank: 3), .init(text: "Enter show", rank: 2),
+                .init(text: "i import", rank: 4), .init(text: "n e d", rank: 5), .init(text: "u undo", rank: 6),
+                .init(text: "? help", rank: 0), .init(text: "q quit", rank: 0),
+            ], separator: "  ")
         }
     }
 
