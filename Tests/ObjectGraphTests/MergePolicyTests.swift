@@ -50,12 +50,16 @@ private struct Conflict {
     }
 
     /// `mine` changes city and first name.
-    func myEdit() throws {
+    /// Returns the edited person: a context lets go of saved objects that nothing else holds (as Core
+    /// Data's does), so a test that looks at it after the save holds it.
+    @discardableResult
+    func myEdit() throws -> ManagedObject {
         let id = id, mine = mine
-        try mine.performAndWait {
+        return try mine.performAndWait {
             let person = try mine.existingObject(with: id)
             person["city"] = "Turin"
             person["firstName"] = "Augusta"
+            return person
         }
     }
 
@@ -110,13 +114,14 @@ private struct Conflict {
         let (policy, first, city, age) = expected
         let conflict = try Conflict(kind)
         try conflict.otherUpdates()
-        try conflict.myEdit()
+        let edited = try conflict.myEdit()
         let mine = conflict.mine
         mine.mergePolicy = policy
         try mine.performAndWait {
             try mine.save()
             #expect(!mine.hasChanges)
             let person = try #require(mine.registeredObject(for: conflict.id))
+            #expect(person === edited)
             #expect(person["city"] as String? == city, "the context shows what it saved")
         }
         let stored = try #require(try conflict.stored())
@@ -129,7 +134,7 @@ private struct Conflict {
         for policy in [MergePolicy.mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump, .rollback, .overwrite] {
             let conflict = try Conflict(kind)
             try conflict.otherDeletes()
-            try conflict.myEdit()
+            let edited = try conflict.myEdit()
             conflict.mine.mergePolicy = policy
             let mine = conflict.mine
             try mine.performAndWait { try mine.save() }
@@ -139,8 +144,10 @@ private struct Conflict {
                 #expect(stored?.first == "Augusta")
             } else {
                 #expect(stored == nil, "\(policy): the deletion wins")
+                // (Though held here, it is no longer registered.)
                 mine.performAndWait { #expect(mine.registeredObject(for: conflict.id) == nil) }
             }
+            withExtendedLifetime(edited) {}
         }
     }
 

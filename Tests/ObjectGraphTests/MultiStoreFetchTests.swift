@@ -236,9 +236,9 @@ import Testing
             return record.objectID
         }
         try context.performAndWait {
+            let pushed = try #require(context.registeredObjects.first { $0["serial"] == Int64(3) })
             try context.save()
-            let saved = try context.existingObject(with: try #require(context.registeredObjects.first {
-                $0["serial"] == Int64(3) }).objectID)
+            let saved = try context.existingObject(with: pushed.objectID)
             #expect(saved.objectID.storeIdentifier == stack.stores[2].identifier, "\(childID)")
         }
         // Reopened: every object is in its store, and the fetch still merges.

@@ -126,11 +126,13 @@ private func insertPerson(_ lastName: String, city: String? = nil, into context:
         let writer = stack.context(.privateQueue, name: "writer")
         let main = child(of: writer, name: "main")
         let worker = child(of: main, name: "worker")
-        let workerIDs = try worker.performAndWait {
+        // (Held: a context lets go of saved objects that nothing else holds, as Core Data's does.)
+        let workerPeople = try worker.performAndWait {
             let people = try ["Noether", "Ramanujan", "Turing"].map { try insertPerson($0, into: worker) }
             try worker.save()
-            return people.map(\.objectID)
+            return people
         }
+        let workerIDs = worker.performAndWait { workerPeople.map(\.objectID) }
         try main.performAndWait {
             #expect(main.insertedObjects.count == 3)
             try main.save()
@@ -158,6 +160,7 @@ private func insertPerson(_ lastName: String, city: String? = nil, into context:
             try #require(worker.registeredObject(for: mainIDs[0]))["city"] = "Erlangen"
             try worker.save()
         }
+        withExtendedLifetime(workerPeople) {}
         try main.performAndWait { try main.save() }
         try writer.performAndWait { try writer.save() }
         let reader = stack.context()

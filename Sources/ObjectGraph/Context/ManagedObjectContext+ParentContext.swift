@@ -201,7 +201,6 @@ extension ManagedObjectContext {
 
     /// Re-keys registered objects from temporary to permanent IDs and remembers the mapping for lookups.
     func adoptPermanentIDs(_ mapping: [ManagedObjectID: ManagedObjectID]) {
-        var adopted: [ManagedObjectID: ManagedObjectID] = [:]
         // Only a parent needs the old IDs (its children may still name objects by them); a context merging
         // another's import would otherwise remember every imported object's temporary ID for good.
         let remembers = isParentOfChildren.load(ordering: .relaxed)
@@ -213,9 +212,10 @@ extension ManagedObjectContext {
             permanentIDsByTemporaryID[temporary] = permanent
             object.objectID = permanent
             registry[permanent] = object
-            adopted[temporary] = permanent
         }
-        passPermanentIDsToChildren(adopted)
+        // All of it, not only what was registered here: a child may hold objects this context has let go
+        // since it saved them.
+        passPermanentIDsToChildren(mapping)
     }
 }
 

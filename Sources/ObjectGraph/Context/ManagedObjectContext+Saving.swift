@@ -13,11 +13,24 @@ extension ManagedObjectContext {
     /// If anything fails, the store is left as it was and the context keeps every change (and every
     /// temporary ID), so nothing is lost and the save can be retried.
     ///
+    /// Saved objects that nothing outside the context holds are then let go, as Core Data's weakly held
+    /// registrations are: they come back as faults when asked for, so a context that saves a long import —
+    /// the view context of a nested stack, which every import batch passes through — does not keep every
+    /// object it ever saved.
+    ///
     /// - Throws: ``ObjectGraphError/validation(_:)``, ``ObjectGraphError/mergeConflicts(_:)``, or a store error.
     public func save() throws(ObjectGraphError) {
+        let saved = try writeChanges()
+        // (After `writeChanges` returned: its arrays of the saved objects no longer hold them.)
+        releaseUnreferencedObjects(saved)
+    }
+
+    /// ``save()`` up to letting the saved objects go; returns the IDs of the inserted and updated objects it
+    /// saved.
+    private func writeChanges() throws(ObjectGraphError) -> [ManagedObjectID] {
         checkQueue("save()")
         processPendingChanges()
-        guard hasChanges else { return }
+        guard hasChanges else { return [] }
         guard let coordinator = persistentStoreCoordinator else { throw .noCoordinator(context: description) }
         notifyWillSave()
 
@@ -33,7 +46,7 @@ extension ManagedObjectContext {
         try validate(inserted: inserted, updated: updated, deleted: deleted)
         if let parent {
             try saveIntoParent(parent, inserted: inserted, updated: updated, deleted: deleted)
-            return
+            return (inserted + updated).map(\.objectID)
         }
 
         // Conflicts with the store are resolved by the merge policy and the save tried again (a few times:
@@ -126,6 +139,7 @@ extension ManagedObjectContext {
                 rows: rows, insertedRowCount: insertedCount, deleted: deletedIDs, contextName: name,
                 sourceContext: ObjectIdentifier(self),
                 permanentIDs: permanentIDs))
+        return (inserted + updated).map(\.objectID)
     }
 
     /// Resolves uniqueness conflicts, then gives the (possibly changed) objects to save and their request.
