@@ -2,10 +2,10 @@ import TerminalTableView
 
 /// The hints of the key line, fitted to the room the line has: whole hints only, never one cut in the
 /// middle (`u u…` for `u undo`), the least needed left out first and the rest kept in their order.
-struct KeyHints: Equatable {
+struct KeyHints {
     /// One hint, and how readily it is left out: hints of rank 0 stay while anything does, and of the
     /// others the highest rank goes first (the later one, between equal ranks).
-    struct Hint: Equatable {
+    struct Hint {
         var text: String
         var rank: Int
     }

@@ -83,24 +83,21 @@ extension PeopleApp {
         let timingWidth = DisplayWidth.of(timing)
         let room = width - timingWidth - 1
         let errorStyle = screen.supportsColors ? TextStyle(foreground: .red, bold: true) : TextStyle(bold: true)
+        var showsTiming = room > 10
         if let failure = saveFailure {
             let text = " " + failure.text + (failure.count > 1 ? " (\(failure.count) times)" : "")
-            buffer.write(text, at: 0, row: row, style: errorStyle, maxWidth: room > 10 ? room : width)
+            buffer.write(text, at: 0, row: row, style: errorStyle, maxWidth: showsTiming ? room : width)
         } else if let message {
             let style = message.isError ? errorStyle : .plain
-            buffer.write(" " + message.text, at: 0, row: row, style: style, maxWidth: room > 10 ? room : width)
+            buffer.write(" " + message.text, at: 0, row: row, style: style, maxWidth: showsTiming ? room : width)
         } else {
-            // The timings give way to the hints that always stay.
+            // The timings give way when not even the hints that always stay fit beside them.
             let hints = keyHints.fitted(to: room)
-            if room > 10, DisplayWidth.of(hints) <= room {
-                buffer.write(hints, at: 0, row: row, style: .dim, maxWidth: room)
-                buffer.write(timing, at: width - timingWidth, row: row, style: .dim)
-            } else {
-                buffer.write(keyHints.fitted(to: width), at: 0, row: row, style: .dim, maxWidth: width)
-            }
-            return
+            showsTiming = showsTiming && DisplayWidth.of(hints) <= room
+            buffer.write(showsTiming ? hints : keyHints.fitted(to: width), at: 0, row: row, style: .dim,
+                maxWidth: showsTiming ? room : width)
         }
-        if room > 10 { buffer.write(timing, at: width - timingWidth, row: row, style: .dim) }
+        if showsTiming { buffer.write(timing, at: width - timingWidth, row: row, style: .dim) }
     }
 
     /// The keys of the current mode, the most needed first (see ``KeyHints``).
