@@ -75,7 +75,7 @@ extension ManagedObjectContext {
         registry.reserveCapacity(registry.count + changes.inserted.count)
         var lastEntity: EntityDescription?
         for state in changes.inserted {
-            if let existing = registered(state.objectID) {
+            if let existing = registered(state.objectID) ?? temporaryIDs[state.objectID].flatMap(objectForChild) {
                 applied.append((existing, state, reviveIfDeleted(existing), false))
                 continue
             }
@@ -152,9 +152,11 @@ extension ManagedObjectContext {
     }
 
     /// The object a child means by `id`: registered here (also under the permanent ID a temporary one
-    /// became), or a fault for a saved row. Nil for a temporary ID this context never knew.
+    /// became), or a fault for a saved row — also one named by a temporary ID that has become permanent
+    /// since the child last heard from this context. Nil for a temporary ID this context never knew.
     func objectForChild(_ id: ManagedObjectID) -> ManagedObject? {
         if let object = registered(id) { return object }
+        let id = temporaryIDs[id] ?? id
         guard !id.isTemporaryID else { return nil }
         return try? object(with: id)
     }
@@ -169,54 +171,114 @@ extension ManagedObjectContext {
             toOne: toOneForSave(object))
     }
 
-    /// Registers `child` so that it learns the permanent IDs this context's objects get.
+    /// Registers `child` so that it learns the permanent IDs this context's objects get. It starts out
+    /// level with this context: it cannot name objects by temporary IDs that became permanent before.
     func registerChild(_ child: ManagedObjectContext) {
-        children.withLock { list in
-            list.removeAll { $0.context == nil }
-            list.append(WeakContext(context: child))
+        children.withLock { children in
+            children.list.removeAll { $0.context == nil }
+            children.list.append(WeakContext(context: child))
+            child.adoptedParentGeneration.store(children.generation, ordering: .releasing)
         }
     }
 
     /// Hands permanent IDs (temporary → permanent) to every child, which switches its objects to them
-    /// before it next reads from this context, and soon on its own queue in any case.
-    func passPermanentIDsToChildren(_ permanentIDs: [ManagedObjectID: ManagedObjectID]) {
-        guard !permanentIDs.isEmpty else { return }
-        let list = children.withLock { $0.compactMap(\.context) }
+    /// before it next reads from this context, and soon on its own queue in any case; returns the
+    /// generation the mapping was handed down as.
+    @discardableResult
+    func passPermanentIDsToChildren(_ permanentIDs: [ManagedObjectID: ManagedObjectID]) -> Int {
+        let (generation, list) = children.withLock { children in
+            children.generation += 1
+            return (children.generation, children.list.compactMap(\.context))
+        }
+        guard !permanentIDs.isEmpty else { return generation }
         for child in list {
-            child.pendingPermanentIDs.withLock { $0.merge(permanentIDs) { _, new in new } }
+            child.pendingPermanentIDs.withLock { pending in
+                pending.mapping.merge(permanentIDs) { _, new in new }
+                pending.generation = generation
+            }
             child.queue.async { [weak child] in child?.adoptPendingPermanentIDs() }
         }
+        return generation
     }
 
     /// Switches registered objects known by temporary IDs to the permanent IDs the parent chain gave them
     /// (Core Data leaves a child's objects on their temporary IDs; here they follow).
     func adoptPendingPermanentIDs() {
-        let mapping = pendingPermanentIDs.withLock { pending -> [ManagedObjectID: ManagedObjectID] in
-            defer { pending.removeAll() }
+        let pending = pendingPermanentIDs.withLock { pending -> PendingPermanentIDs in
+            defer { pending.mapping.removeAll() }
             return pending
         }
-        guard !mapping.isEmpty else { return }
-        adoptPermanentIDs(mapping)
+        guard !pending.mapping.isEmpty else { return }
+        adoptPermanentIDs(pending.mapping)
+        // Only now: until this context's objects carry the permanent IDs, its pushes name them by the old ones.
+        adoptedParentGeneration.store(pending.generation, ordering: .releasing)
     }
 
-    /// Re-keys registered objects from temporary to permanent IDs and remembers the mapping for lookups.
+    /// Re-keys registered objects from temporary to permanent IDs, remembers the mapping for lookups by
+    /// the old IDs and hands it to this context's children.
     func adoptPermanentIDs(_ mapping: [ManagedObjectID: ManagedObjectID]) {
-        // Only a parent needs the old IDs (its children may still name objects by them); a context merging
-        // another's import would otherwise remember every imported object's temporary ID for good.
-        let remembers = isParentOfChildren.load(ordering: .relaxed)
+        var adopted: [(temporary: ManagedObjectID, permanent: ManagedObjectID)] = []
         for (temporary, permanent) in mapping {
-            guard let object = registry.removeValue(forKey: temporary) else {
-                if remembers { permanentIDsByTemporaryID[temporary] = permanent }
-                continue
-            }
-            permanentIDsByTemporaryID[temporary] = permanent
+            guard let object = registry.removeValue(forKey: temporary) else { continue }
             object.objectID = permanent
             registry[permanent] = object
+            adopted.append((temporary, permanent))
         }
         // All of it, not only what was registered here: a child may hold objects this context has let go
         // since it saved them.
-        passPermanentIDsToChildren(mapping)
+        let generation = passPermanentIDsToChildren(mapping)
+        // Only a parent needs the old IDs of objects it does not hold (its children may still name them);
+        // a context merging another's import would otherwise remember every imported object's temporary ID.
+        if isParentOfChildren.load(ordering: .relaxed) {
+            rememberTemporaryIDs(mapping, generation: generation)
+        } else {
+            for (temporary, permanent) in adopted {
+                temporaryIDs.remember(temporary, as: permanent, generation: generation)
+            }
+            tidyTemporaryIDs()
+        }
     }
+
+    /// Hands the permanent IDs this context just gave its own objects (a save, `obtainPermanentIDs`) to
+    /// its children and, as a parent, remembers them until every child has taken them up.
+    func publishPermanentIDs(_ mapping: [ManagedObjectID: ManagedObjectID]) {
+        guard !mapping.isEmpty else { return }
+        let generation = passPermanentIDsToChildren(mapping)
+        if isParentOfChildren.load(ordering: .relaxed) { rememberTemporaryIDs(mapping, generation: generation) }
+    }
+
+    /// Remembers the permanent IDs `mapping` gives temporary ones, made in `generation`.
+    func rememberTemporaryIDs(_ mapping: [ManagedObjectID: ManagedObjectID], generation: Int) {
+        for (temporary, permanent) in mapping {
+            temporaryIDs.remember(temporary, as: permanent, generation: generation)
+        }
+        tidyTemporaryIDs()
+    }
+
+    /// Forgets the temporary IDs no child can still use, of objects no longer registered here, once
+    /// enough have come in since the last time.
+    private func tidyTemporaryIDs() {
+        guard temporaryIDs.isDueForTidying else { return }
+        let adopted = children.withLock { children in
+            children.list.compactMap { $0.context?.adoptedParentGeneration.load(ordering: .acquiring) }.min()
+                ?? children.generation
+        }
+        temporaryIDs.tidy(adoptedGeneration: adopted) { registry[$0] != nil }
+    }
+}
+
+/// Permanent IDs a parent handed down, waiting for the child's queue.
+struct PendingPermanentIDs {
+    /// Temporary → permanent.
+    var mapping: [ManagedObjectID: ManagedObjectID] = [:]
+    /// The parent's generation of the newest mapping merged in.
+    var generation = 0
+}
+
+/// A context's children, and the generation of the permanent IDs it last handed them.
+struct ChildContexts {
+    var list: [WeakContext] = []
+    var generation = 0
 }
 
 /// A weak reference to a child context.

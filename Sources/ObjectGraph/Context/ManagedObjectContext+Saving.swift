@@ -87,12 +87,10 @@ extension ManagedObjectContext {
         saved.reserveCapacity(inserted.count + updated.count)
         var permanentIDs: [ManagedObjectID: ManagedObjectID] = [:]
         permanentIDs.reserveCapacity(inserted.count)
-        let remembersTemporaryIDs = isParentOfChildren.load(ordering: .relaxed)
         for (object, insert) in zip(inserted, request.inserts) {
             guard let permanent = result.permanentIDs[object.objectID] else { continue }
             if object.objectID.isTemporaryID {
                 permanentIDs[object.objectID] = permanent
-                if remembersTemporaryIDs { permanentIDsByTemporaryID[object.objectID] = permanent }
             }
             registry[object.objectID] = nil
             object.objectID = permanent
@@ -133,7 +131,7 @@ extension ManagedObjectContext {
             object.didSave()
             object.managedObjectContext = nil
         }
-        passPermanentIDsToChildren(permanentIDs)
+        publishPermanentIDs(permanentIDs)
         notifyDidSave(
             ContextDidSave(
                 rows: rows, insertedRowCount: insertedCount, deleted: deletedIDs, contextName: name,
@@ -215,8 +213,7 @@ extension ManagedObjectContext {
             object.objectID = permanent
             registry[permanent] = object
         }
-        if isParentOfChildren.load(ordering: .relaxed) { permanentIDsByTemporaryID.merge(adopted) { _, new in new } }
-        passPermanentIDsToChildren(adopted)
+        publishPermanentIDs(adopted)
     }
 
     /// Runs the checks ``save()`` makes — every changed object's `validateForInsert`, `validateForUpdate`

@@ -59,15 +59,19 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Set once a child context names this one as its parent: temporary IDs this context re-keys are then
     /// remembered, so the child can still look objects up by the IDs it knows.
     let isParentOfChildren = Atomic<Bool>(false)
-    /// Temporary IDs that became permanent (by this context's save or a merged one), for lookups by children.
-    var permanentIDsByTemporaryID: [ManagedObjectID: ManagedObjectID] = [:]
+    /// Temporary IDs that became permanent (by this context's save or a merged one), for lookups by children
+    /// that have not caught up yet and by the old IDs of objects still registered here.
+    var temporaryIDs = TemporaryIDMemory()
     /// Counts changes of registered objects' IDs (temporary to permanent), so that fetched-results
     /// controllers notice saves without being told.
     var objectIDGeneration = 0
     /// Permanent IDs handed down by the parent, not yet adopted on this context's queue.
-    let pendingPermanentIDs = Locked<[ManagedObjectID: ManagedObjectID]>([:])
+    let pendingPermanentIDs = Locked(PendingPermanentIDs())
+    /// The parent's newest generation of permanent IDs this context has adopted: the parent may forget
+    /// temporary IDs of that generation and before once every child has adopted it.
+    let adoptedParentGeneration = Atomic<Int>(0)
     /// This context's children, which follow the permanent IDs its objects get.
-    let children = Locked<[WeakContext]>([])
+    let children = Locked(ChildContexts())
 
     let queue: DispatchQueue
     private let serial: Int
@@ -296,6 +300,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public func object(with objectID: ManagedObjectID) throws(ObjectGraphError) -> ManagedObject {
         checkQueue("object(with:)")
         if let object = registered(objectID) { return object }
+        // A temporary ID that has become permanent means the saved row.
+        let objectID = temporaryIDs[objectID] ?? objectID
         guard let entity = persistentStoreCoordinator?.managedObjectModel.entity(named: objectID.entityName) else {
             throw .unknownEntity(objectID.entityName)
         }
@@ -309,7 +315,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// The registered object for `objectID`, also when it is a temporary ID that has since become permanent.
     func registered(_ objectID: ManagedObjectID) -> ManagedObject? {
-        registry[objectID] ?? permanentIDsByTemporaryID[objectID].flatMap { registry[$0] }
+        registry[objectID] ?? temporaryIDs[objectID].flatMap { registry[$0] }
     }
 
     /// Observes this context's ``ObjectsDidChange``, delivered on the context's queue.
