@@ -47,8 +47,11 @@ public struct ImportActivity: Sendable {
     ///
     /// While imports run: `importing ▕████░░░░▏ 62%  4,210/s  ETA 0:04` (with `3 imports` instead of
     /// `importing` when several run). Afterwards: `imported 12,000 in 3.1 s`, with skipped rows or a
-    /// failure added.
-    public func statusText(now: ContinuousClock.Instant, barWidth: Int = 16) -> (text: String, isFailure: Bool)? {
+    /// failure added, and `· updating list` while `listIsCatchingUp` (everything is saved, but the list
+    /// has not taken all of it in yet).
+    public func statusText(now: ContinuousClock.Instant, barWidth: Int = 16, listIsCatchingUp: Bool = false)
+        -> (text: String, isFailure: Bool)?
+    {
         guard !jobs.isEmpty else { return nil }
         let failures = jobs.compactMap(\.progress.failure)
         let skipped = jobs.reduce(0) { $0 + $1.progress.skipped }
@@ -60,6 +63,7 @@ public struct ImportActivity: Sendable {
             var text = "imported \(NumberText.grouped(saved)) in \(String(format: "%.1f", (end - start).seconds)) s"
             if skipped > 0 { text += " · \(NumberText.grouped(skipped)) skipped" }
             if let failure = failures.first { text = "import failed: \(failure)" + (saved > 0 ? " (\(text))" : "") }
+            if listIsCatchingUp { text += " · updating list" }
             return (text, !failures.isEmpty)
         }
         let total = running.reduce(0) { $0 + $1.progress.total }

@@ -64,7 +64,7 @@ extension PeopleApp {
         let count = "\(NumberText.grouped(people)) \(people == 1 ? "person" : "people")"
         var sectioning = "\(NumberText.grouped(sections)) \(sections == 1 ? "section" : "sections")"
         if list.sectionMode != .lastNameInitial { sectioning += " by \(list.sectionMode.title)" }
-        let status = importActivity.statusText(now: timeSource.now)
+        let status = importActivity.statusText(now: timeSource.now, listIsCatchingUp: listIsCatchingUp)
         let right = status.map { $0.text + " " } ?? ""
         // The longest title that leaves the import's status whole: the sections, then the name, give way.
         let titles = [" People · \(count) · \(sectioning)", " People · \(count)", " \(count)"]

@@ -93,6 +93,9 @@ public final class PeopleApp {
     /// Index of each running importer in ``importActivity``'s jobs.
     var activityIndexes: [ObjectIdentifier: Int] = [:]
     var needsDisplay = true
+    /// Whether the imports have finished but the view context still has their saves queued for merging,
+    /// so the list has not shown all of them yet (the status line says so).
+    var listIsCatchingUp = false
     /// The person each undo step (and redo step) of the view context's undo manager is about, in step with
     /// its stacks, so that `u` and `U` can show the person they changed.
     var undoSubjects: [Person] = []
@@ -287,6 +290,11 @@ public final class PeopleApp {
         for importer in importers {
             guard let index = activityIndexes[ObjectIdentifier(importer)] else { continue }
             if importActivity.update(index, progress: importer.progress, at: now) { needsDisplay = true }
+        }
+        let catchingUp = !importActivity.jobs.isEmpty && !importActivity.isRunning && stack.viewContext.hasQueuedMerges
+        if catchingUp != listIsCatchingUp {
+            listIsCatchingUp = catchingUp
+            needsDisplay = true
         }
         if importActivity.isRunning, let last = lastRenderAt, now - last >= .milliseconds(500) { needsDisplay = true }
         if let deadline = list.tableView.nextRedrawDeadline, deadline <= now { needsDisplay = true }

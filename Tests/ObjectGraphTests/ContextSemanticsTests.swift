@@ -183,6 +183,21 @@ private func reads(_ stack: TestStack) -> Int? {
         #expect(merged.allSatisfy { $0 <= ManagedObjectContext.maximumCoalescedMergeObjects }, "\(merged)")
     }
 
+    /// A user interface can tell that saves are still waiting to be merged (and when they no longer are).
+    @Test func aContextSaysWhetherSavesWaitToBeMerged() throws {
+        let stack = try TestStack(.inMemory)
+        let receiver = stack.context(name: "receiver")
+        receiver.automaticallyMergesChangesFromParent = true
+        #expect(!receiver.hasQueuedMerges)
+        let busy = DispatchSemaphore(value: 0)
+        holdQueue(of: receiver, until: busy)
+        try importBacklog(stack, saves: 3, of: 900)
+        #expect(receiver.hasQueuedMerges, "the receiving queue is busy: the saves wait")
+        busy.signal()
+        receiver.performAndWait {}
+        #expect(!receiver.hasQueuedMerges)
+    }
+
     /// Slicing a backlog must not reorder it behind later work: a `performAndWait` sent after the saves
     /// runs with every one of them merged.
     @Test func workSentAfterABacklogSeesItAllMerged() throws {

@@ -138,6 +138,8 @@ import Testing
         #expect(activity.statusText(now: start + .seconds(3), barWidth: 10)?.text.hasPrefix("importing ▕") == true)
         activity.update(1, progress: Progress(saved: 900, total: 1000, skipped: 100, isFinished: true), at: start + .seconds(4))
         #expect(activity.statusText(now: start + .seconds(9))?.text == "imported 1,900 in 4.0 s · 100 skipped")
+        #expect(activity.statusText(now: start + .seconds(9), listIsCatchingUp: true)?.text
+            == "imported 1,900 in 4.0 s · 100 skipped · updating list")
         // A new import after a quiet period starts a new burst.
         activity.add(name: "c", progress: Progress(saved: 0, total: 0, isReading: true, isFinished: false), at: start + .seconds(10))
         #expect(activity.jobs.count == 1)

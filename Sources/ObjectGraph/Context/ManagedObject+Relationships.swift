@@ -178,6 +178,17 @@ extension ManagedObject {
         if changed { noteRelationshipChange(index) }
     }
 
+    /// Changes the loaded to-many relationship `index` in place — without copying its members, which for a
+    /// large relationship (a company's thousands of employees) would make each change cost its size — and
+    /// returns what `change` returned; nil, and nothing changed, when the relationship is not loaded.
+    /// Records nothing (no undo, no change tracking): for keeping inverses in step with saved state.
+    func changeLoadedToMany<Result>(_ index: Int, _ change: (inout RelatedObjects) -> Result) -> Result? {
+        guard case .toMany(var objects) = relationshipSlots[index] else { return nil }
+        relationshipSlots[index] = .fault  // let go of the slot's copy, so the change below needs no copy
+        defer { relationshipSlots[index] = .toMany(objects) }
+        return change(&objects)
+    }
+
     private func noteRelationshipChange(_ index: Int) {
         if !entity.relationships[index].isTransient { changedRelationships.insert(index) }
         managedObjectContext?.objectDidChange(self)

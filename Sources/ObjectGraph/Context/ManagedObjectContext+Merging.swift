@@ -67,8 +67,8 @@ extension ManagedObjectContext {
                         guard let back = other.entity.relationships.firstIndex(where: { $0.name == inverseName }) else {
                             continue
                         }
-                        if case .toMany(var members) = other.relationshipSlots[back], members.remove(object) {
-                            other.relationshipSlots[back] = .toMany(members)
+                        if other.changeLoadedToMany(back, { $0.remove(object) }) != nil {
+                            continue
                         } else if case .toOne(let target) = other.relationshipSlots[back], target === object {
                             other.relationshipSlots[back] = .toOne(nil)
                         }
@@ -149,6 +149,14 @@ extension ManagedObjectContext {
         }
         guard shouldSchedule else { return }
         scheduleQueuedMerge()
+    }
+
+    /// Whether saves of other contexts are waiting to be merged automatically (see
+    /// ``automaticallyMergesChangesFromParent``): merges are spread over turns of this context's queue, so
+    /// for a moment after a fast import has finished, this context has not seen all of it yet. A user
+    /// interface can say it is still catching up. Safe to ask from any queue.
+    public var hasQueuedMerges: Bool {
+        incomingSaves.withLock { !$0.saves.isEmpty }
     }
 
     /// About how many changed objects one automatic merge takes before leaving the rest for the next turn.

@@ -46,18 +46,14 @@ extension ManagedObjectContext {
             guard now != before, let inverseName = relationship.inverseName else { continue }
             if let before, let old = registry[before],
                 let back = old.entity.relationships.firstIndex(where: { $0.name == inverseName }),
-                case .toMany(var members) = old.relationshipSlots[back]
+                old.changeLoadedToMany(back, { $0.remove(object) }) != nil
             {
-                members.remove(object)
-                old.relationshipSlots[back] = .toMany(members)
                 pending.note(old, .refreshed)
             }
             if let now, let new = registry[now],
                 let back = new.entity.relationships.firstIndex(where: { $0.name == inverseName }),
-                case .toMany(var members) = new.relationshipSlots[back]
+                new.changeLoadedToMany(back, { $0.append(object) }) != nil
             {
-                members.append(object)
-                new.relationshipSlots[back] = .toMany(members)
                 pending.note(new, .refreshed)
             }
         }

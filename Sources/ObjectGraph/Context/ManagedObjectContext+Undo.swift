@@ -312,14 +312,13 @@ extension ManagedObjectContext {
             for other in candidates where seen.insert(ObjectIdentifier(other)).inserted {
                 guard let inverse = other.entity.relationships.firstIndex(where: { $0.name == inverseName }),
                     other.entity.relationships[inverse].isToMany, !other.entity.relationships[inverse].isOrdered,
-                    !group.records(other, relationship: inverse),
-                    case .toMany(var members) = other.relationshipSlots[inverse]
+                    !group.records(other, relationship: inverse)
                 else { continue }
                 let belongs = isAlive && nowIDs.contains(ObjectIdentifier(other))
-                guard belongs != members.contains(object) else { continue }
-                if belongs { members.append(object) } else { members.remove(object) }
-                other.relationshipSlots[inverse] = .toMany(members)
-                pending.note(other, .refreshed)
+                let changed = other.changeLoadedToMany(inverse) { members in
+                    belongs ? members.append(object) : members.remove(object)
+                }
+                if changed == true { pending.note(other, .refreshed) }
             }
         }
     }
