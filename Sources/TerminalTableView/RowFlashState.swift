@@ -54,12 +54,16 @@ struct RowFlashState: Sendable {
     }
 
     /// Moves live entries to where their rows and sections are after a batch; entries of deleted rows
-    /// and sections go.
-    mutating func remap(through mapping: IndexMapping, now: ContinuousClock.Instant) {
+    /// and sections go, and so do row entries whose new place `keeping` turns down.
+    mutating func remap(
+        through mapping: IndexMapping, now: ContinuousClock.Instant, keeping: (IndexPath) -> Bool = { _ in true }
+    ) {
         var newRows: [IndexPath: Entry] = [:]
         newRows.reserveCapacity(rows.count)
         for (indexPath, entry) in rows where entry.expiresAt > now {
-            if let destination = mapping.newIndexPath(for: indexPath) { newRows[destination] = entry }
+            if let destination = mapping.newIndexPath(for: indexPath), keeping(destination) {
+                newRows[destination] = entry
+            }
         }
         var newSections: [Int: Entry] = [:]
         for (section, entry) in sections where entry.expiresAt > now {

@@ -149,7 +149,11 @@ extension TableView {
         }
 
         let now = timeSource.now
-        flashes.remap(through: mapping, now: now)
+        // Only rows on or near the screen keep or get a highlight: a fast import changes thousands of rows
+        // a second, and following each one's highlight through every batch would cost more than the batch.
+        let nearby = linesKeepingHighlights
+        let isNearby = { [layout] (indexPath: IndexPath) in nearby.contains(layout.line(of: indexPath)) }
+        flashes.remap(through: mapping, now: now, keeping: isNearby)
         let reloadedNewSections = Set(reloadedSections.values)
         if configuration.flashDuration > .zero {
             let deadline = now.advanced(by: configuration.flashDuration)
@@ -157,10 +161,12 @@ extension TableView {
                 flashes.setSection(
                     section, reloadedNewSections.contains(section) ? .updated : .inserted, until: deadline)
             }
-            for indexPath in changeset.insertedRows { flashes.setRow(indexPath, .inserted, until: deadline) }
-            for move in changeset.movedRows { flashes.setRow(move.to, .moved, until: deadline) }
+            for indexPath in changeset.insertedRows where isNearby(indexPath) {
+                flashes.setRow(indexPath, .inserted, until: deadline)
+            }
+            for move in changeset.movedRows where isNearby(move.to) { flashes.setRow(move.to, .moved, until: deadline) }
             for update in changeset.updatedRows {
-                if let indexPath = mapping.newIndexPath(for: update.from) {
+                if let indexPath = mapping.newIndexPath(for: update.from), isNearby(indexPath) {
                     flashes.setRow(indexPath, .updated, until: deadline)
                 }
             }

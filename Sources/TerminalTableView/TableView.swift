@@ -18,8 +18,9 @@ import SectionedChanges
 ///
 /// After a valid batch the selected row stays on the same item, and when rows arrive above it the view
 /// scrolls so that it stays on the same screen line. Inserted, reloaded and moved rows are highlighted
-/// for ``Configuration-swift.struct/flashDuration``. A batch costs time in proportion to its changes
-/// and the number of sections, never to the number of rows.
+/// for ``Configuration-swift.struct/flashDuration`` — those on the screen or within a screen's height
+/// (at least 64 lines) of it; rows changed farther away are not highlighted when scrolled to later. A
+/// batch costs time in proportion to its changes and the number of sections, never to the number of rows.
 @MainActor
 public final class TableView {
     /// The source of the content. Setting it reloads the table.
@@ -128,6 +129,17 @@ public final class TableView {
     public func flash(forRowAt indexPath: IndexPath) -> RowFlash? {
         flashes.flash(at: indexPath, now: timeSource.now)
     }
+
+    /// The content lines whose rows keep and get highlights: the screen, and as much again (at least
+    /// ``highlightMargin`` lines) above and below it, so that rows scrolled to soon after still show theirs.
+    var linesKeepingHighlights: Range<Int> {
+        let margin = max(viewportHeight, Self.highlightMargin)
+        return max(0, topLine - margin)..<(topLine + viewportHeight + margin)
+    }
+
+    /// The fewest lines above and below the screen whose rows are highlighted (also before the first
+    /// drawing, when the screen's height is not known yet).
+    static let highlightMargin = 64
 
     /// When the next highlight ends, so a run loop can sleep until exactly then and redraw; nil when
     /// nothing is highlighted. Reading it also forgets highlights that have already ended.

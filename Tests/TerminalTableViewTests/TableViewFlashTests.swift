@@ -63,6 +63,20 @@ import Testing
             ])
     }
 
+    /// A fast import changes thousands of rows a second: only those on or near the screen are highlighted,
+    /// so following the highlights through each batch costs little however many rows change.
+    @Test func onlyRowsNearTheScreenAreHighlighted() {
+        let (table, data, _) = make()
+        _ = annotated(table)  // a five-line screen
+        let added = 1_000
+        data.sections[0].rows += (0..<added).map { ["N\($0)"] }
+        table.insertRows(at: (3..<(3 + added)).map { IndexPath(0, $0) })
+        #expect(table.flash(forRowAt: IndexPath(0, 3)) == .inserted, "on the screen")
+        #expect(table.flash(forRowAt: IndexPath(0, 60)) == .inserted, "within the margin below it")
+        #expect(table.flash(forRowAt: IndexPath(0, 500)) == nil, "far below the screen")
+        #expect(table.flash(forRowAt: IndexPath(0, 1_002)) == nil)
+    }
+
     @Test func highlightsFollowTheirRowsThroughLaterBatches() {
         let (table, data, clock) = make()
         data.sections[0].rows.append(["Late"])
