@@ -35,9 +35,13 @@ struct TemporaryIDMemory {
     /// Forgets the mappings of generations up to `adoptedGeneration` (which every child has taken up)
     /// whose objects are not registered any more.
     mutating func tidy(adoptedGeneration: Int, isRegistered: (ManagedObjectID) -> Bool) {
-        entries = entries.filter { _, entry in
-            entry.generation > adoptedGeneration || isRegistered(entry.permanent)
+        // Into a table of the same capacity: the mappings will come back at the same rate, and growing
+        // the table again each time would rehash them over and over.
+        var kept = [ManagedObjectID: Entry](minimumCapacity: entries.capacity)
+        for (temporary, entry) in entries where entry.generation > adoptedGeneration || isRegistered(entry.permanent) {
+            kept[temporary] = entry
         }
+        entries = kept
         tidiesAt = max(Self.smallestTidySize, 2 * entries.count)
     }
 }
