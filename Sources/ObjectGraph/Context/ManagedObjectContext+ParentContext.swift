@@ -75,7 +75,7 @@ extension ManagedObjectContext {
         registry.reserveCapacity(registry.count + changes.inserted.count)
         var lastEntity: EntityDescription?
         for state in changes.inserted {
-            if let existing = registered(state.objectID) ?? temporaryIDs[state.objectID].flatMap(objectForChild) {
+            if let existing = objectForChildInsert(state.objectID) {
                 applied.append((existing, state, reviveIfDeleted(existing), false))
                 continue
             }
@@ -159,6 +159,15 @@ extension ManagedObjectContext {
         let id = temporaryIDs[id] ?? id
         guard !id.isTemporaryID else { return nil }
         return try? object(with: id)
+    }
+
+    /// The object already here for an object a child inserted: registered under `id`, or — when the child
+    /// pushes it again under a temporary ID that has since become permanent — the saved one. (Two hash
+    /// lookups for a new object, as for any registry miss.)
+    private func objectForChildInsert(_ id: ManagedObjectID) -> ManagedObject? {
+        if let object = registry[id] { return object }
+        guard let permanent = temporaryIDs[id] else { return nil }
+        return registry[permanent] ?? (try? object(with: permanent))
     }
 
     /// `object`'s current state — unsaved changes included — as the row a child context sees; nil when the
