@@ -441,4 +441,33 @@ private func named(_ objects: [ManagedObject]) -> [String] { objects.compactMap 
             #expect(ada.relatedObjects(forKey: "tags").count == 1)
         }
     }
+
+    /// Saving an object whose to-many relationship has no count rules does not read its members (a tag's
+    /// thousands of people, at every batch of an import that tags someone); one with rules still does.
+    @Test(arguments: StoreKind.allCases) func savingDoesNotLoadToManyRelationshipsWithoutCountRules(kind: StoreKind) throws {
+        let graph = try Graph(kind)
+        let writer = graph.context()
+        let (tagID, departmentID) = try writer.performAndWait {
+            let tag = try writer.insertNewObject(forEntityName: "Tag")
+            let department = try writer.insertNewObject(forEntityName: "Department")
+            for number in 0..<3 {
+                let employee = try writer.insertNewObject(forEntityName: "Employee")
+                employee["name"] = "E\(number)"
+                employee.addRelatedObject(tag, forKey: "tags")
+                if number < 2 { employee.setRelatedObject(department, forKey: "department") }
+            }
+            try writer.save()
+            return (tag.objectID, department.objectID)
+        }
+        let context = graph.context()
+        try context.performAndWait {
+            let tag = try context.existingObject(with: tagID)
+            tag["name"] = "renamed"
+            let department = try context.existingObject(with: departmentID)
+            department["name"] = "renamed"
+            try context.save()
+            #expect(tag.hasFaultForRelationshipNamed("employees"), "no count rules: nothing to check, nothing read")
+            #expect(!department.hasFaultForRelationshipNamed("staff"), "at most three staff: checked")
+        }
+    }
 }

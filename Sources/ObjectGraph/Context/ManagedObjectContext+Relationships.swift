@@ -89,6 +89,9 @@ extension ManagedObjectContext {
         for object in inserted + updated where !object.deletedFlag {
             for (index, relationship) in object.entity.relationships.enumerated() where !relationship.isTransient {
                 if relationship.isToMany {
+                    // Nothing to check: loading it would read every member (a tag's thousands of people,
+                    // at every save of a batch that tags someone).
+                    if relationship.isOptional, relationship.minCount <= 0, relationship.maxCount <= 0 { continue }
                     let count = object.loadedToMany(index).count
                     if count == 0, relationship.isOptional { continue }
                     if count == 0, !relationship.isOptional {
