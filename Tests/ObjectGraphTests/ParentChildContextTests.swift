@@ -3,32 +3,6 @@ import Synchronization
 import Testing
 @testable import ObjectGraph
 
-/// A child context of `parent` on a private queue.
-private func child(of parent: ManagedObjectContext, name: String? = nil) -> ManagedObjectContext {
-    let context = ManagedObjectContext(concurrencyType: .privateQueue)
-    context.parent = parent
-    context.name = name
-    return context
-}
-
-/// Last names of the people a fresh root context reads from the store.
-private func storedLastNames(_ stack: TestStack) throws -> [String] {
-    let reader = stack.context()
-    return try reader.performAndWait {
-        try reader.fetch(FetchRequest<ManagedObject>(entityName: "Person", sortCriteria: [SortCriterion("lastName")]))
-            .compactMap { $0["lastName"] as String? }
-    }
-}
-
-private func insertPerson(_ lastName: String, city: String? = nil, into context: ManagedObjectContext) throws
-    -> ManagedObject
-{
-    let person = try context.insertNewObject(forEntityName: "Person")
-    person["lastName"] = lastName
-    if let city { person["city"] = city }
-    return person
-}
-
 @Suite struct ParentChildContextTests {
     @Test(arguments: StoreKind.allCases) func childSavePushesIntoParentAndTouchesNoDisk(kind: StoreKind) throws {
         let stack = try TestStack(kind)

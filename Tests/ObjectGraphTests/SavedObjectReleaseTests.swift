@@ -6,12 +6,6 @@ import Testing
 /// registered objects weakly unless they have changes — so a context that many saves pass through (the
 /// view context of a nested stack) does not keep every object it ever saved.
 @Suite struct SavedObjectReleaseTests {
-    private func insertPerson(_ lastName: String, into context: ManagedObjectContext) throws -> ManagedObject {
-        let person = try context.insertNewObject(forEntityName: "Person")
-        person["lastName"] = lastName
-        return person
-    }
-
     @Test(arguments: StoreKind.allCases) func savedObjectsNothingHoldsAreLetGoAndComeBackWhenAskedFor(kind: StoreKind) throws {
         let stack = try TestStack(kind)
         let context = stack.context()
@@ -36,8 +30,7 @@ import Testing
         let stack = try TestStack(kind)
         let parent = stack.context(name: "parent")
         for batch in 0..<5 {
-            let child = ManagedObjectContext(concurrencyType: .privateQueue)
-            child.parent = parent
+            let child = child(of: parent)
             try child.performAndWait {
                 for number in 0..<200 { _ = try insertPerson("P\(batch)-\(number)", into: child) }
                 try child.save()

@@ -6,26 +6,11 @@ import Testing
 /// as a child may still name an object by the temporary one — and no longer, so that a long-lived parent
 /// (the view context of a nested stack) does not grow by one mapping per object ever imported through it.
 @Suite struct TemporaryIDMappingTests {
-    private func insertPerson(_ lastName: String, into context: ManagedObjectContext) throws -> ManagedObject {
-        let person = try context.insertNewObject(forEntityName: "Person")
-        person["lastName"] = lastName
-        return person
-    }
-
-    private func lastNames(in stack: TestStack) throws -> [String] {
-        let reader = stack.context(name: "reader")
-        return try reader.performAndWait {
-            try reader.fetch(FetchRequest<ManagedObject>(entityName: "Person", sortCriteria: [SortCriterion("lastName")]))
-                .compactMap { $0["lastName"] as String? }
-        }
-    }
-
     @Test(arguments: StoreKind.allCases)
     func aChildsChangeUnderAnOldTemporaryIDReachesAParentThatLetTheObjectGo(kind: StoreKind) throws {
         let stack = try TestStack(kind)
         let parent = stack.context(name: "parent")
-        let child = ManagedObjectContext(concurrencyType: .privateQueue)
-        child.parent = parent
+        let child = child(of: parent)
         try child.performAndWait {
             let person = try insertPerson("Before", into: child)
             try child.save()
@@ -44,7 +29,7 @@ import Testing
             #expect(parent.hasChanges, "the child's change arrived")
             try parent.save()
         }
-        #expect(try lastNames(in: stack) == ["After"])
+        #expect(try storedLastNames(stack) == ["After"])
     }
 
     @Test(arguments: StoreKind.allCases)
@@ -52,12 +37,10 @@ import Testing
         let stack = try TestStack(kind)
         let parent = stack.context(name: "parent")
         // A child that stays for the whole run, as a view's editing context would.
-        let longLived = ManagedObjectContext(concurrencyType: .privateQueue)
-        longLived.parent = parent
+        let longLived = child(of: parent)
         let batches = 12
         for batch in 0..<batches {
-            let child = ManagedObjectContext(concurrencyType: .privateQueue)
-            child.parent = parent
+            let child = child(of: parent)
             try child.performAndWait {
                 for number in 0..<500 { _ = try insertPerson("P\(batch)-\(number)", into: child) }
                 try child.save()
@@ -68,15 +51,14 @@ import Testing
         }
         let remembered = parent.performAndWait { parent.temporaryIDs.count }
         #expect(remembered < 2 * 1_024, "\(remembered) temporary IDs remembered after \(batches * 500) imported")
-        #expect(try lastNames(in: stack).count == batches * 500)
+        #expect(try storedLastNames(stack).count == batches * 500)
     }
 
     @Test(arguments: StoreKind.allCases)
     func aChildThatHasNotCaughtUpKeepsItsTemporaryIDsResolvable(kind: StoreKind) throws {
         let stack = try TestStack(kind)
         let parent = stack.context(name: "parent")
-        let child = ManagedObjectContext(concurrencyType: .privateQueue)
-        child.parent = parent
+        let child = child(of: parent)
         try child.performAndWait {
             // Many saves in the parent while this child is busy and cannot take up the permanent IDs:
             // enough mappings for the parent to tidy up several times.
@@ -92,7 +74,7 @@ import Testing
             try child.save()
         }
         try parent.performAndWait { try parent.save() }
-        let names = try lastNames(in: stack)
+        let names = try storedLastNames(stack)
         #expect(names.count == 4_000)
         #expect(names.allSatisfy { $0.hasPrefix("Z") }, "\(names.filter { !$0.hasPrefix("Z") }.count) changes lost")
     }
@@ -100,8 +82,7 @@ import Testing
     @Test func anOldTemporaryIDFindsTheSavedRowWhileAChildMayStillUseIt() throws {
         let stack = try TestStack(.sqlite)
         let context = stack.context()
-        let child = ManagedObjectContext(concurrencyType: .privateQueue)
-        child.parent = context
+        let child = child(of: context)
         try child.performAndWait {
             let person = try insertPerson("Kept", into: child)
             try child.save()
