@@ -67,9 +67,9 @@ extension ManagedObjectContext {
                         guard let back = other.entity.relationships.firstIndex(where: { $0.name == inverseName }) else {
                             continue
                         }
-                        if other.changeLoadedToMany(back, { $0.remove(object) }) != nil {
-                            continue
-                        } else if case .toOne(let target) = other.relationshipSlots[back], target === object {
+                        if other.changeLoadedToMany(back, { $0.remove(object) }) == nil,
+                            case .toOne(let target) = other.relationshipSlots[back], target === object
+                        {
                             other.relationshipSlots[back] = .toOne(nil)
                         }
                     }

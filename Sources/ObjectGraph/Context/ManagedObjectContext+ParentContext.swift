@@ -155,19 +155,19 @@ extension ManagedObjectContext {
     /// became), or a fault for a saved row — also one named by a temporary ID that has become permanent
     /// since the child last heard from this context. Nil for a temporary ID this context never knew.
     func objectForChild(_ id: ManagedObjectID) -> ManagedObject? {
-        if let object = registered(id) { return object }
+        if let object = registry[id] { return object }
         let id = temporaryIDs[id] ?? id
         guard !id.isTemporaryID else { return nil }
+        // (Registered under the permanent ID, or a fault for its row.)
         return try? object(with: id)
     }
 
     /// The object already here for an object a child inserted: registered under `id`, or — when the child
-    /// pushes it again under a temporary ID that has since become permanent — the saved one. (Two hash
-    /// lookups for a new object, as for any registry miss.)
+    /// pushes it again under a temporary ID that has since become permanent — the saved one. Unlike
+    /// ``objectForChild(_:)``, a permanent ID this context does not hold is a new object (the child reserved
+    /// its key with `obtainPermanentIDs`), not a saved row. (Two hash lookups for a new object.)
     private func objectForChildInsert(_ id: ManagedObjectID) -> ManagedObject? {
-        if let object = registry[id] { return object }
-        guard let permanent = temporaryIDs[id] else { return nil }
-        return registry[permanent] ?? (try? object(with: permanent))
+        registry[id] ?? temporaryIDs[id].flatMap(objectForChild)
     }
 
     /// `object`'s current state — unsaved changes included — as the row a child context sees; nil when the
@@ -226,7 +226,7 @@ extension ManagedObjectContext {
     /// Re-keys registered objects from temporary to permanent IDs, remembers the mapping for lookups by
     /// the old IDs and hands it to this context's children.
     func adoptPermanentIDs(_ mapping: [ManagedObjectID: ManagedObjectID]) {
-        var adopted: [(temporary: ManagedObjectID, permanent: ManagedObjectID)] = []
+        var adopted: [(key: ManagedObjectID, value: ManagedObjectID)] = []
         for (temporary, permanent) in mapping {
             guard let object = registry.removeValue(forKey: temporary) else { continue }
             object.objectID = permanent
@@ -241,10 +241,7 @@ extension ManagedObjectContext {
         if isParentOfChildren.load(ordering: .relaxed) {
             rememberTemporaryIDs(mapping, generation: generation)
         } else {
-            for (temporary, permanent) in adopted {
-                temporaryIDs.remember(temporary, as: permanent, generation: generation)
-            }
-            tidyTemporaryIDs()
+            rememberTemporaryIDs(adopted, generation: generation)
         }
     }
 
@@ -256,8 +253,11 @@ extension ManagedObjectContext {
         if isParentOfChildren.load(ordering: .relaxed) { rememberTemporaryIDs(mapping, generation: generation) }
     }
 
-    /// Remembers the permanent IDs `mapping` gives temporary ones, made in `generation`.
-    func rememberTemporaryIDs(_ mapping: [ManagedObjectID: ManagedObjectID], generation: Int) {
+    /// Remembers the permanent IDs `mapping` gives temporary ones (temporary → permanent), made in
+    /// `generation`.
+    private func rememberTemporaryIDs(
+        _ mapping: some Sequence<(key: ManagedObjectID, value: ManagedObjectID)>, generation: Int
+    ) {
         for (temporary, permanent) in mapping {
             temporaryIDs.remember(temporary, as: permanent, generation: generation)
         }
