@@ -1,6 +1,5 @@
 import Foundation
 import ObjectGraph
-import Synchronization
 
 /// Imports people in a background context, saving every batch, so that each save merges into the view
 /// context and the list grows live — the seeds' "background import operation that saves every N
@@ -15,7 +14,10 @@ import Synchronization
 /// Each batch is committed through the stack (``PeopleStack/commit(_:)``): saved to disk in a siblings stack,
 /// pushed into the view context in the others. Several importers may run at once: each has its own worker
 /// context, and the store takes one save at a time.
-public final class PersonImporter: Sendable {
+///
+/// It is `@unchecked Sendable`: its only mutable state (progress and the cancel flag) is read and written
+/// under `lock` (an `NSLock`, which ThreadSanitizer can see, unlike `Synchronization.Mutex` on Linux).
+public final class PersonImporter: @unchecked Sendable {
     /// Where the people come from.
     public enum Source: Sendable, Hashable {
         /// `count` generated people; emails are numbered from `firstSerial`.
@@ -55,7 +57,8 @@ public final class PersonImporter: Sendable {
     private let stack: PeopleStack
     private let context: ManagedObjectContext
     private let entity: EntityDescription?
-    private let state: Mutex<(progress: Progress, cancelled: Bool)>
+    private let lock = NSLock()
+    private var state: (progress: Progress, cancelled: Bool)
 
     /// Prepares an import from `source` in batches of `batchSize`.
     public init(stack: PeopleStack, source: Source, batchSize: Int) {
@@ -71,7 +74,7 @@ public final class PersonImporter: Sendable {
         case .file:
             initial = Progress(saved: 0, total: 0, isReading: true, isFinished: false)
         }
-        state = Mutex((initial, false))
+        state = (initial, false)
     }
 
     /// Prepares an import of `count` generated people in batches of `batchSize`.
@@ -92,10 +95,10 @@ public final class PersonImporter: Sendable {
     }
 
     /// The current progress; safe from any queue.
-    public var progress: Progress { state.withLock { $0.progress } }
+    public var progress: Progress { lock.withLock { state.progress } }
 
     /// Asks the import to stop after the batch in progress.
-    public func cancel() { state.withLock { $0.cancelled = true } }
+    public func cancel() { lock.withLock { state.cancelled = true } }
 
     /// Calls `body` on the import's queue once the import has stopped (finished, failed, or after
     /// ``cancel()`` the batch in progress was committed); at once if it never started.
@@ -198,7 +201,7 @@ public final class PersonImporter: Sendable {
         fill: (_ size: Int, _ context: ManagedObjectContext) -> [String]
     ) {
         var done = 0
-        while done < total, !state.withLock({ $0.cancelled }) {
+        while done < total, !lock.withLock({ state.cancelled }) {
             let size = min(batchSize, total - done)
             let problems = fill(size, context)
             do {
@@ -223,7 +226,7 @@ public final class PersonImporter: Sendable {
     }
 
     private func update(_ change: (inout Progress) -> Void) -> Progress {
-        state.withLock { state -> Progress in
+        lock.withLock {
             change(&state.progress)
             return state.progress
         }

@@ -1,14 +1,17 @@
 import Foundation
 import People
-import Synchronization
 
 /// Draws an import's progress bar on standard error, redrawing one line in place on a terminal and
 /// printing a line per tenth otherwise; then a summary with the skipped rows.
-final class ProgressReporter: Sendable {
+///
+/// `@unchecked Sendable`: the last tenth shown is only touched under `lock` (an `NSLock`, visible to
+/// ThreadSanitizer).
+final class ProgressReporter: @unchecked Sendable {
     private let name: String
     private let startedAt = ContinuousClock.now
     private let isTerminal = isatty(STDERR_FILENO) != 0
-    private let lastShownTenth = Mutex(-1)
+    private let lock = NSLock()
+    private var lastShownTenth = -1
 
     init(name: String) {
         self.name = name
@@ -23,9 +26,9 @@ final class ProgressReporter: Sendable {
             write("\r\u{1B}[K\(name): \(text)")
         } else {
             let tenth = progress.percent / 10
-            let isNew = lastShownTenth.withLock { last in
-                defer { last = max(last, tenth) }
-                return tenth > last
+            let isNew = lock.withLock {
+                defer { lastShownTenth = max(lastShownTenth, tenth) }
+                return tenth > lastShownTenth
             }
             if isNew { write("\(name): \(text)\n") }
         }

@@ -13,8 +13,10 @@ enum Profile {
             let rows = { var generator = PersonGenerator(seed: 1); return generator.people(count) }()
             let file = try StoreFile.empty("profile-import", index: workload == "import-index" ? .name : .none)
             defer { file.remove() }
+            // PROFILE_STACK=nested|writer-main-worker profiles another stack (default siblings).
+            let kind = ProcessInfo.processInfo.environment["PROFILE_STACK"].flatMap(BenchStack.Kind.init(rawValue:))
             _ = try ImportWorkload.objectGraph(
-                into: file, kind: .siblings, observed: false, rows: rows, batchSize: 1000)
+                into: file, kind: kind ?? .siblings, observed: false, rows: rows, batchSize: 1000)
         case "import-raw", "import-raw-index":
             let rows = { var generator = PersonGenerator(seed: 1); return generator.people(count) }()
             let file = try StoreFile.empty("profile-import-raw", index: workload == "import-raw" ? .none : .name)
