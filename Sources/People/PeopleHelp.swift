@@ -10,13 +10,13 @@ enum PeopleHelp {
         ("g then a letter", "jump to that section (as in the index on the right)"),
         ("click, wheel", "select a row, jump by the index, scroll"),
         ("Enter", "show the person's details"),
-        ("/", "filter by words (names, email, city) or a predicate (age > 40)"),
+        ("/", "filter: words (name, email, city) or a predicate (age > 40)"),
         ("Esc", "clear the filter; close a view"),
         ("s", "sort and section by last name, first name, city or age"),
         ("i", "import 10,000 generated people in the background"),
         ("I", "import a JSON or CSV file in the background"),
         ("n  e  d", "new person, edit, delete (asks first)"),
-        ("D", "delete everyone the filter shows (asks first; cannot be undone)"),
+        ("D", "delete everyone the filter shows (asks first; no undo)"),
         ("u", "undo your last add, edit or delete"),
         ("U", "redo what u undid"),
         ("?", "this help"),
@@ -39,20 +39,34 @@ enum PeopleHelp {
         }
     }
 
-    /// Draws the help box centred in `rect`.
+    /// Columns the keys take, before their meanings.
+    static let keyWidth = 17
+
+    /// The help's lines for meanings `meaningWidth` cells wide: each key's meaning word-wrapped, the key on
+    /// its first line only.
+    static func lines(importOnKey: Int, undo: UndoState, meaningWidth: Int) -> [(keys: String, text: String)] {
+        keys.flatMap { entry in
+            DisplayWidth.wrapped(meaning(of: entry, importOnKey: importOnKey, undo: undo), width: meaningWidth)
+                .enumerated().map { number, text in (number == 0 ? entry.keys : "", text) }
+        }
+    }
+
+    /// Draws the help box centred in `rect`: as wide as its longest line where the window allows, its
+    /// meanings wrapped where it does not.
     static func draw(importOnKey: Int, undo: UndoState = UndoState(), into buffer: inout ScreenBuffer, in rect: TerminalRect) {
-        let width = min(rect.width, 78)
-        let height = min(rect.height, keys.count + 3)
-        guard width >= 20, height >= 3 else { return }
+        let longest = keys.map { DisplayWidth.of(meaning(of: $0, importOnKey: importOnKey, undo: undo)) }.max() ?? 0
+        let width = min(rect.width, 4 + keyWidth + longest)
+        guard width >= 20 else { return }
+        let lines = lines(importOnKey: importOnKey, undo: undo, meaningWidth: width - 4 - keyWidth)
+        let height = min(rect.height, lines.count + 3)
+        guard height >= 3 else { return }
         let box = TerminalRect(x: rect.x + (rect.width - width) / 2, y: rect.y + (rect.height - height) / 2,
             width: width, height: height)
         OverlayBox.draw(title: "Keys", into: &buffer, in: box)
-        let keyWidth = 17
-        for (offset, entry) in keys.enumerated() where box.y + 1 + offset < box.maxY - 1 {
+        for (offset, line) in lines.enumerated() where box.y + 1 + offset < box.maxY - 1 {
             let y = box.y + 1 + offset
-            let meaning = meaning(of: entry, importOnKey: importOnKey, undo: undo)
-            buffer.write(entry.keys, at: box.x + 2, row: y, style: .bold, maxWidth: keyWidth)
-            buffer.write(meaning, at: box.x + 2 + keyWidth, row: y, maxWidth: max(0, box.width - 4 - keyWidth))
+            buffer.write(line.keys, at: box.x + 2, row: y, style: .bold, maxWidth: keyWidth)
+            buffer.write(line.text, at: box.x + 2 + keyWidth, row: y, maxWidth: box.width - 4 - keyWidth)
         }
         buffer.write("any key closes", at: box.x + 2, row: box.maxY - 2, style: .dim, maxWidth: box.width - 4)
     }

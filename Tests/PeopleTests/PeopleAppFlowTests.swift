@@ -162,6 +162,26 @@ import TerminalTableView
         #expect(!fixture.lines.joined().contains("─ Keys ─"))
     }
 
+    @Test(arguments: [100, 80, 50])
+    func helpShowsEveryMeaningWholeInAnyWidth(columns: Int) throws {
+        let fixture = try AppFixture(size: TerminalSize(columns: columns, rows: 40))
+        fixture.type("?")
+        // The meanings, without the box's borders and the keys' column, read as one text.
+        let text = fixture.lines.filter { $0.contains("│") }
+            .map { line in
+                let inside = line.split(separator: "│", omittingEmptySubsequences: false).dropFirst().first ?? ""
+                return String(inside.dropFirst(1 + PeopleHelp.keyWidth)).trimmingCharacters(in: .whitespaces)
+            }
+            .joined(separator: " ")
+        for entry in PeopleHelp.keys where entry.keys != "i" && entry.keys != "u" && entry.keys != "U" {
+            #expect(text.contains(entry.meaning), "at \(columns) columns: \(entry.meaning)")
+        }
+        // One line per key (and "any key closes") where the window is wide enough for the longest meaning.
+        let longest = PeopleHelp.keys.map { DisplayWidth.of($0.meaning) }.max() ?? 0
+        let wraps = fixture.lines.filter { $0.contains("│") }.count > PeopleHelp.keys.count + 1
+        #expect(wraps == (columns < 4 + PeopleHelp.keyWidth + longest), "at \(columns) columns")
+    }
+
     @Test func aFileImportRunsInTheBackgroundAndReportsSkippedRows() async throws {
         let fixture = try AppFixture()
         let before = try await fixture.storedCount()

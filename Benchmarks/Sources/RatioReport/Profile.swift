@@ -5,6 +5,16 @@ import Foundation
 /// `valgrind --tool=callgrind` (see Scripts/callgrind.sh). Stores are filled by the raw path first (reused from
 /// BENCH_DIR when present, so fill them in an ordinary run before profiling).
 enum Profile {
+    /// Runs the workload named by `arguments`; its error as text, nil when it succeeded.
+    static func result(_ arguments: [String]) -> String? {
+        do {
+            try run(arguments)
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
     static func run(_ arguments: [String]) throws {
         let workload = arguments.first ?? "import"
         let count = arguments.count > 1 ? Int(arguments[1]) ?? 20_000 : 20_000
@@ -45,4 +55,16 @@ enum Profile {
             throw RawSQLiteError(description: "unknown profile workload \(workload)")
         }
     }
+}
+
+/// How a profiled workload running on another thread ended, read by the main thread that waits for it.
+final class ProfileRun: @unchecked Sendable {
+    private let lock = NSLock()
+    private var finished = false
+    private var error: String?
+
+    /// Records the end of the run and its failure, if any.
+    func finish(_ failure: String?) { lock.withLock { finished = true; error = failure } }
+    var isFinished: Bool { lock.withLock { finished } }
+    var failure: String? { lock.withLock { error } }
 }

@@ -47,13 +47,17 @@ if let mode = arguments.first, mode.hasPrefix("child-") {
 if arguments.first == "profile" {
     // On the main thread, without dispatchMain (valgrind 3.19 crashes in libdispatch's signal thread); the
     // profiled workloads need no running main queue (siblings stack, the controller's view context used here).
-    do {
-        try Profile.run(Array(arguments.dropFirst()))
-        exit(0)
-    } catch {
-        print("error=\(error)")
-        exit(1)
+    // The nested stacks' imports need the main queue: the workload runs on a thread of its own while this
+    // thread turns the main run loop, which drains the main queue without dispatchMain.
+    let status = ProfileRun()
+    if environment["PROFILE_STACK"].map({ $0 != "siblings" }) ?? false {
+        Thread { status.finish(Profile.result(Array(arguments.dropFirst()))) }.start()
+        while !status.isFinished { _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.1)) }
+    } else {
+        status.finish(Profile.result(Array(arguments.dropFirst())))
     }
+    if let failure = status.failure { print("error=\(failure)") }
+    exit(status.failure == nil ? 0 : 1)
 }
 
 let sections = Set(arguments.isEmpty || arguments.contains("all")
