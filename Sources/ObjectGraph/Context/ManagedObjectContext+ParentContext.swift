@@ -68,15 +68,15 @@ extension ManagedObjectContext {
             throw .noCoordinator(context: description)
         }
         adoptPendingPermanentIDs()
-        // `valuesTaken`: the object is new here and already holds the child's values.
-        var applied: [(object: ManagedObject, state: ChildContextSave.ObjectState, takesAll: Bool, valuesTaken: Bool)]
-            = []
+        // Each object with where its state is in `changes` (not a copy of the state: four references each).
+        var applied: [AppliedChildState] = []
         applied.reserveCapacity(changes.inserted.count + changes.updated.count)
         registry.reserveCapacity(registry.count + changes.inserted.count)
         var lastEntity: EntityDescription?
-        for state in changes.inserted {
+        for (offset, state) in changes.inserted.enumerated() {
             if let existing = objectForChildInsert(state.objectID) {
-                applied.append((existing, state, reviveIfDeleted(existing), false))
+                applied.append(AppliedChildState(object: existing, inserted: true, offset: offset,
+                    takesAll: reviveIfDeleted(existing), valuesTaken: false))
                 continue
             }
             // A push holds runs of one entity: its name is looked up once per run.
@@ -95,26 +95,35 @@ extension ManagedObjectContext {
             object.hasAwokenFromInsert = true  // it woke in the child; Core Data calling it twice is a known bug
             let valuesTaken = object.takeValuesOfNewObject(state.values)
             insert(object)
-            applied.append((object, state, true, valuesTaken))
+            applied.append(AppliedChildState(object: object, inserted: true, offset: offset, takesAll: true,
+                valuesTaken: valuesTaken))
         }
-        for state in changes.updated {
+        for (offset, state) in changes.updated.enumerated() {
             guard let object = objectForChild(state.objectID) else { continue }
             let revived = reviveIfDeleted(object)
             if object.faultFlag { fulfillFault(object) }
-            applied.append((object, state, revived, false))
+            applied.append(AppliedChildState(object: object, inserted: false, offset: offset, takesAll: revived,
+                valuesTaken: false))
         }
-        for (object, state, takesAll, valuesTaken) in applied where !valuesTaken {
-            for index in object.entity.attributes.indices where index < state.values.count {
-                guard takesAll || state.changedAttributes.contains(index),
-                    !object.entity.attributes[index].isTransient
+        for item in applied where !item.valuesTaken {
+            let object = item.object
+            let values = item.inserted ? changes.inserted[item.offset].values : changes.updated[item.offset].values
+            let changed = item.inserted
+                ? changes.inserted[item.offset].changedAttributes : changes.updated[item.offset].changedAttributes
+            for index in object.entity.attributes.indices where index < values.count {
+                guard item.takesAll || changed.contains(index), !object.entity.attributes[index].isTransient
                 else { continue }
-                object.setValue(state.values[index], at: index)
+                object.setValue(values[index], at: index)
             }
         }
-        for (object, state, takesAll, _) in applied {
+        for item in applied {
+            let object = item.object
+            let toOne = item.inserted ? changes.inserted[item.offset].toOne : changes.updated[item.offset].toOne
+            let changed = item.inserted
+                ? changes.inserted[item.offset].changedRelationships : changes.updated[item.offset].changedRelationships
             for (index, relationship) in object.entity.relationships.enumerated() where !relationship.isToMany {
-                guard takesAll || state.changedRelationships.contains(index), index < state.toOne.count else { continue }
-                let destination = state.toOne[index].flatMap { objectForChild($0) }
+                guard item.takesAll || changed.contains(index), index < toOne.count else { continue }
+                let destination = toOne[index].flatMap { objectForChild($0) }
                 object.setRelatedObject(destination, forKey: relationship.name)
             }
         }
@@ -274,6 +283,19 @@ extension ManagedObjectContext {
         }
         temporaryIDs.tidy(adoptedGeneration: adopted) { registry[$0] != nil }
     }
+}
+
+/// An object a child's save reaches, and where its saved state sits in the save.
+private struct AppliedChildState {
+    let object: ManagedObject
+    /// Whether the state is among the save's inserted objects (otherwise its updated ones).
+    let inserted: Bool
+    /// Its offset in that list.
+    let offset: Int
+    /// Whether the object takes every value, not only those the child changed (it is new or revived here).
+    let takesAll: Bool
+    /// Whether the object is new here and already holds the child's values.
+    let valuesTaken: Bool
 }
 
 /// Permanent IDs a parent handed down, waiting for the child's queue.
