@@ -136,7 +136,9 @@ extension ManagedObjectContext {
 
     /// Join-table changes for `object`'s changed many-to-many (and inverse-less to-many) relationships.
     func joinChanges(for object: ManagedObject) -> [StoreSaveRequest.JoinChange] {
-        object.changedRelationships.sorted().compactMap { index in
+        // (Most saved objects changed no relationship; the bits iterate in ascending order.)
+        guard !object.changedRelationships.isEmpty else { return [] }
+        return object.changedRelationships.compactMap { index in
             let relationship = object.entity.relationships[index]
             guard relationship.isToMany, relationship.inverseName == nil || object.isManyToMany(index),
                 case .toMany(let objects) = object.relationshipSlots[index]
@@ -152,7 +154,8 @@ extension ManagedObjectContext {
 
     /// The new order of `object`'s changed ordered to-many relationships.
     func orderChanges(for object: ManagedObject) -> [StoreSaveRequest.JoinChange] {
-        object.changedRelationships.sorted().compactMap { index in
+        guard !object.changedRelationships.isEmpty else { return [] }
+        return object.changedRelationships.compactMap { index in
             let relationship = object.entity.relationships[index]
             guard relationship.isToMany, relationship.isOrdered,
                 case .toMany(let objects) = object.relationshipSlots[index]
