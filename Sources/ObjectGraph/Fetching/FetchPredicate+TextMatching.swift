@@ -65,7 +65,15 @@ extension FetchPredicate {
         /// letters of their own (Æ, ß, Þ) stay, since they carry no diacritic.
         static func removingDiacritics(_ text: String) -> String {
             if text.utf8.allSatisfy({ $0 < 0x80 }) { return text }
-            return StringFolding.droppingCombiningMarks(text) { scalar, result in
+            return diacriticsTable.fold(text)
+        }
+
+        /// ``removingDiacritics(_:)`` remembered scalar by scalar.
+        private static let diacriticsTable = ScalarFoldTable(lowercasesASCII: false, slowFold: removingDiacriticsWhole)
+
+        /// ``removingDiacritics(_:)`` of the whole string at once (see ``ScalarFoldTable``).
+        static func removingDiacriticsWhole(_ text: String) -> String {
+            StringFolding.droppingCombiningMarks(text) { scalar, result in
                 result.append(strokedLetters[scalar.value] ?? scalar)
             }
         }

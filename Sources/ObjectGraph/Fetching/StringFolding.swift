@@ -20,7 +20,16 @@ public enum StringFolding {
     /// Scripts without case (CJK, for example) pass through unchanged.
     public static func folded(_ string: String) -> String {
         if let ascii = asciiLowercased(string) { return ascii }
-        return droppingCombiningMarks(string) { scalar, result in
+        return foldTable.fold(string)
+    }
+
+    /// ``folded(_:)`` remembered scalar by scalar.
+    private static let foldTable = ScalarFoldTable(lowercasesASCII: true, slowFold: foldedWhole)
+
+    /// ``folded(_:)`` of the whole string at once: what ``foldTable`` remembers for each scalar, and how it folds
+    /// a string it cannot fold scalar by scalar.
+    static func foldedWhole(_ string: String) -> String {
+        droppingCombiningMarks(string) { scalar, result in
             if let spelled = spelledOut[scalar.value] {
                 result.append(contentsOf: spelled.unicodeScalars)
             } else if scalar.properties.changesWhenLowercased {
