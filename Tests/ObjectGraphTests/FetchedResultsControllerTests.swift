@@ -239,6 +239,43 @@ private func randomize(_ item: ManagedObject, _ rng: inout SeededRandom) {
         }
     }
 
+    /// A fetch that fails (here a predicate naming a key the entity lacks) leaves the results, their sections
+    /// and section names as they were; before, the section names were reset first and reading the index titles
+    /// of the old sections crashed (people filtering a full list with `bogus == 1` typed in one go).
+    @Test(arguments: [0, 2])
+    func aFailedFetchLeavesTheResultsAsTheyWere(fetchBatchSize: Int) throws {
+        let stack = try TestStack()
+        let context = stack.context()
+        try context.performAndWait {
+            for (group, name) in [("apple", "x"), ("avocado", "y"), ("banana", "z"), ("cherry", "w")] {
+                let item = try context.insertNewObject(forEntityName: "Item")
+                item["group"] = group
+                item["name"] = name
+            }
+            try context.save()
+            let recorder = ChangeRecorder()
+            let controller = try itemController(context, recorder: recorder, predicate: FetchPredicate(format: "name != 'w'"))
+            controller.fetchRequest.fetchBatchSize = fetchBatchSize
+            try controller.performFetch()
+            let rows = controller.sectionedIDs
+            let goodRequest = controller.fetchRequest
+            controller.fetchRequest.predicate = try FetchPredicate(format: "bogus == 1")
+            #expect(throws: ObjectGraphError.self) { try controller.performFetch() }
+            #expect(controller.sectionedIDs == rows)
+            #expect(controller.sections?.map(\.name) == ["apple", "avocado", "banana"])
+            #expect(controller.sectionIndexTitles == ["A", "B"])
+            let object = controller.object(at: IndexPath(row: 0, section: 2))
+            #expect(object["name"] == "z")
+            #expect(controller.indexPath(forObject: object) == IndexPath(row: 0, section: 2))
+            // With its request put back, it goes on tracking changes.
+            controller.fetchRequest = goodRequest
+            object["group"] = "apricot"
+            context.processPendingChanges()
+            #expect(controller.sections?.map(\.name) == ["apple", "apricot", "avocado"])
+            #expect(recorder.batches.last?.reportedObjects.contains(object.objectID) == true)
+        }
+    }
+
     @Test func mergeIntoMainQueueContextReachesTheController() async throws {
         let stack = try TestStack()
         let background = stack.context(name: "import")

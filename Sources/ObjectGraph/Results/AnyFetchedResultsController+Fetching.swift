@@ -15,7 +15,8 @@ extension AnyFetchedResultsController {
     ///
     /// - Throws: ``ObjectGraphError/missingSortCriteria`` without sort criteria,
     ///   ``ObjectGraphError/sectionsOutOfOrder(index:sectionName:)`` when the first sort criterion does
-    ///   not keep sections together (Core Data's error 134060), or any fetch error.
+    ///   not keep sections together (Core Data's error 134060), or any fetch error. A fetch that throws
+    ///   leaves the controller's results, sections and tracking as they were before it.
     public func performFetch() throws(ObjectGraphError) {
         guard !fetchRequest.sortCriteria.isEmpty else { throw .missingSortCriteria }
         managedObjectContext.checkQueue("performFetch()")
@@ -25,6 +26,27 @@ extension AnyFetchedResultsController {
         guard let entity = model.entity(named: fetchRequest.entityName) else {
             throw .unknownEntity(fetchRequest.entityName)
         }
+        let previous = resultsState
+        do {
+            try replaceResults(entity: entity, model: model)
+        } catch {
+            restore(previous)
+            throw error
+        }
+        hasFetched = true
+        missedChanges = false
+        if observation == nil {
+            observation = managedObjectContext.addObjectsDidChangeObserver { [weak self] change in
+                self?.contextDidChange(change)
+            }
+        }
+        cacheIsStale = false
+        reportInitialSnapshot()
+    }
+
+    /// The fetch itself: the results, their order, sections and tracking made anew from the request (from the
+    /// section cache when it is current), and the cache rewritten from fetched results.
+    private func replaceResults(entity: EntityDescription, model: ManagedObjectModel) throws(ObjectGraphError) {
         // Results of one store never tie on their IDs: the store is left out of each result's order bytes.
         let storeCount = (try? managedObjectContext.persistentStoreCoordinator?.stores(forFetching: entity,
             includesSubentities: fetchRequest.includesSubentities, affectedStores: fetchRequest.affectedStores).count)
@@ -66,16 +88,7 @@ extension AnyFetchedResultsController {
             placed = try placeFetchedEntries(try fetchEntries(entity: entity, model: model))
             resultsCameFromCache = false
         }
-        hasFetched = true
-        missedChanges = false
-        if observation == nil {
-            observation = managedObjectContext.addObjectsDidChangeObserver { [weak self] change in
-                self?.contextDidChange(change)
-            }
-        }
-        cacheIsStale = false
         if let placed, let cache { cache.store(placed, names: names, namespaces: namespaces) }
-        reportInitialSnapshot()
     }
 
     /// The results as the store and the context's unsaved changes give them (not from the cache).
