@@ -80,6 +80,12 @@ public final class PeopleApp {
     var filterEditor = LineEditor()
     /// Why the filter text is not a valid predicate; the list keeps its previous filter meanwhile.
     var filterError: FetchPredicateError?
+    /// Whether ``processInput()`` is handling a batch of events: filter text typed then waits for the end of
+    /// the batch (``deferredFilterText``), so that keys typed while a large list was being filtered cost one
+    /// fetch together, not one each.
+    private var isHandlingInputBatch = false
+    /// Filter text typed in the current batch and not yet applied.
+    private var deferredFilterText: String?
     /// A one-line note for the bottom line (a save, a deletion, an error), until the next key.
     var message: (text: String, isError: Bool)?
     /// A save that failed after its commit (see ``PeopleStack/setDeferredSaveFailureHandler(_:)``), and when
@@ -131,11 +137,22 @@ public final class PeopleApp {
 
     /// Reads and handles every pending terminal event, then redraws if anything changed.
     public func processInput() {
+        isHandlingInputBatch = true
         for event in screen.readEvents() {
             handle(event)
-            if shouldQuit { return }
+            if shouldQuit { break }
         }
+        isHandlingInputBatch = false
+        if shouldQuit { return }
+        applyDeferredFilter()
         if needsDisplay { render() }
+    }
+
+    /// Applies filter text typed earlier in the current batch of events, if any.
+    private func applyDeferredFilter() {
+        guard let text = deferredFilterText else { return }
+        deferredFilterText = nil
+        applyFilter(text: text)
     }
 
     /// Handles one event.
@@ -237,16 +254,24 @@ public final class PeopleApp {
     private func handleFiltering(_ key: Key) {
         switch key {
         case .enter:
+            applyDeferredFilter()
             mode = .browsing
         case .escape:
+            deferredFilterText = nil
             applyFilter(text: "")
             mode = .browsing
         case .up, .down, .pageUp, .pageDown:
+            applyDeferredFilter()
             _ = list.tableView.handle(key)
         default:
             let before = filterEditor.text
             filterEditor.handle(key)
-            if filterEditor.text != before { applyFilter(text: filterEditor.text) }
+            guard filterEditor.text != before else { return }
+            if isHandlingInputBatch {
+                deferredFilterText = filterEditor.text
+            } else {
+                applyFilter(text: filterEditor.text)
+            }
         }
     }
 

@@ -21,6 +21,8 @@ public final class PeopleListViewController {
     public var onChange: (() -> Void)?
     /// How long the last change batch took to apply, for the status line.
     public private(set) var lastUpdateDuration: Duration = .zero
+    /// How many times the list was fetched again for a new filter or section mode.
+    private(set) var refetchCount = 0
 
     private let timeSource: any TimeSource
     private let context: ManagedObjectContext
@@ -72,6 +74,7 @@ public final class PeopleListViewController {
 
     private func refetch(filter: PeopleFilter, mode: PeopleSectionMode) throws(ObjectGraphError) {
         let started = timeSource.now
+        refetchCount += 1
         let selected = selectedPerson
         if mode == sectionMode {
             // Same sections: re-create the request of the controller in place.

@@ -52,6 +52,29 @@ import TerminalTableView
         #expect(fixture.lines.contains { $0.hasPrefix(String(repeating: " ", count: 3 + 19) + "^ Unknown key 'bogus'") })
     }
 
+    /// Keys that arrive together (typed while a large list was being filtered, or pasted) filter the list once,
+    /// by the text they leave; keys that arrive one by one filter it at each key.
+    @Test func keysArrivingTogetherFilterTheListOnce() async throws {
+        let fixture = try AppFixture()
+        fixture.type("/")
+        let before = fixture.app.list.refetchCount
+        fixture.type("age > 80 AND bogus == 1")
+        #expect(fixture.app.list.refetchCount == before + 1)
+        #expect(fixture.app.filterError?.message == "Unknown key 'bogus'")
+        // One backspace at a time: a fetch for every text that reads as a filter (" AND" and the like do not).
+        var text = "age > 80 AND bogus == 1"
+        var expected = before + 1
+        for _ in 0..<15 {
+            fixture.press(.backspace)
+            text.removeLast()
+            if (try? PeopleFilter(text: text, keys: ["age", "city", "firstName", "lastName"])) != nil { expected += 1 }
+        }
+        #expect(expected > before + 2)
+        #expect(fixture.app.list.refetchCount == expected)
+        #expect(fixture.app.filterError == nil)
+        #expect(peopleCount(in: fixture.lines[0]) == (try await fixture.storedCount(FetchPredicate(format: "age > 80"))))
+    }
+
     @Test func sectionModesCycleWithTitlesAndIndexFollowing() throws {
         let fixture = try AppFixture(people: [
             ("", "Nobody", "", 0), ("42", "Numbers", "1st City", 9), ("東京", "Tokyo", "東京", 100), ("Émile", "Zola", "Évian", 62),
