@@ -39,6 +39,20 @@ import TestSupport
         }
     }
 
+    /// Store connections fold on whatever thread runs their query: the table is shared and filled concurrently.
+    @Test func foldingFromSeveralThreadsAtOnceAgrees() {
+        let table = ScalarFoldTable(lowercasesASCII: true, slowFold: StringFolding.foldedWhole)
+        let mismatches = Locked(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            var random = SeededRandom(seed: UInt64(thread))
+            for _ in 0..<200 {
+                let text = Self.randomText(&random)
+                if !Self.sameBytes(table.fold(text), StringFolding.foldedWhole(text)) { mismatches.withLock { $0 += 1 } }
+            }
+        }
+        #expect(mismatches.withLock { $0 } == 0)
+    }
+
     @Test func everyScalarOfTheAlphabetFoldsAsItDoesAlone() {
         for scalar in Self.alphabet {
             let text = "x" + String(scalar) + "É"
