@@ -23,17 +23,25 @@ public final class PeopleApp {
         public var seed: UInt64
         /// How long changed rows stay highlighted.
         public var flashDuration: Duration
+        /// From how many people on the list the filter waits for a pause in typing (``filterTypingPause``)
+        /// before it fetches, rather than fetching at every key. It also waits after a filter fetch that took
+        /// longer than a tenth of a second.
+        public var filterWaitsFromPeople: Int
+
+        /// How long typing must pause before a slow filter fetches.
+        public static let filterTypingPause = Duration.milliseconds(200)
 
         /// Creates options; by default nothing is imported at launch and batches hold 500 people.
         public init(
             generate: Int = 0, batchSize: Int = 500, importOnKey: Int = 10_000, seed: UInt64 = 1,
-            flashDuration: Duration = .seconds(1)
+            flashDuration: Duration = .seconds(1), filterWaitsFromPeople: Int = 50_000
         ) {
             self.generate = generate
             self.batchSize = batchSize
             self.importOnKey = importOnKey
             self.seed = seed
             self.flashDuration = flashDuration
+            self.filterWaitsFromPeople = filterWaitsFromPeople
         }
     }
 
@@ -84,8 +92,13 @@ public final class PeopleApp {
     /// the batch (``deferredFilterText``), so that keys typed while a large list was being filtered cost one
     /// fetch together, not one each.
     private var isHandlingInputBatch = false
-    /// Filter text typed in the current batch and not yet applied.
+    /// Filter text typed and not yet applied: until the end of the current batch of events, or — for a slow
+    /// filter — until typing pauses.
     private var deferredFilterText: String?
+    /// When deferred filter text is applied if no key comes first (nil: at the end of the batch).
+    private var deferredFilterDue: ContinuousClock.Instant?
+    /// How long the last filter fetch took.
+    private var lastFilterDuration: Duration = .zero
     /// A one-line note for the bottom line (a save, a deletion, an error), until the next key.
     var message: (text: String, isError: Bool)?
     /// A save that failed after its commit (see ``PeopleStack/setDeferredSaveFailureHandler(_:)``), and when
@@ -144,14 +157,26 @@ public final class PeopleApp {
         }
         isHandlingInputBatch = false
         if shouldQuit { return }
-        applyDeferredFilter()
+        if deferredFilterText != nil, filterIsSlow {
+            // The typed text shows at once; the list follows when typing pauses (see `tick()`).
+            deferredFilterDue = timeSource.now + Options.filterTypingPause
+        } else {
+            applyDeferredFilter()
+        }
         if needsDisplay { render() }
     }
 
-    /// Applies filter text typed earlier in the current batch of events, if any.
+    /// Whether fetching for the filter is slow enough to wait for a pause in typing: a long list, or a last
+    /// filter fetch that took more than a tenth of a second.
+    private var filterIsSlow: Bool {
+        list.numberOfPeople >= options.filterWaitsFromPeople || lastFilterDuration > .milliseconds(100)
+    }
+
+    /// Applies filter text typed earlier and not yet applied, if any.
     private func applyDeferredFilter() {
         guard let text = deferredFilterText else { return }
         deferredFilterText = nil
+        deferredFilterDue = nil
         applyFilter(text: text)
     }
 
@@ -258,6 +283,7 @@ public final class PeopleApp {
             mode = .browsing
         case .escape:
             deferredFilterText = nil
+            deferredFilterDue = nil
             applyFilter(text: "")
             mode = .browsing
         case .up, .down, .pageUp, .pageDown:
@@ -278,6 +304,8 @@ public final class PeopleApp {
     /// Filters the list by `text` (see ``PeopleFilter``). An invalid predicate is kept in
     /// ``filterError`` and leaves the list as it was.
     func applyFilter(text: String) {
+        let started = timeSource.now
+        defer { lastFilterDuration = timeSource.now - started }
         filterEditor.setText(text)
         let keys = Set(stack.coordinator.managedObjectModel.entity(named: PeopleModel.entityName)?
             .attributes.filter { !$0.isTransient }.map(\.name) ?? [])
@@ -312,6 +340,10 @@ public final class PeopleApp {
     /// changed, an import is running (its rate and ETA move), or a highlight expired.
     public func tick() {
         let now = timeSource.now
+        if let due = deferredFilterDue, due <= now {
+            applyDeferredFilter()
+            needsDisplay = true
+        }
         for importer in importers {
             guard let index = activityIndexes[ObjectIdentifier(importer)] else { continue }
             if importActivity.update(index, progress: importer.progress, at: now) { needsDisplay = true }

@@ -75,6 +75,32 @@ import TerminalTableView
         #expect(peopleCount(in: fixture.lines[0]) == (try await fixture.storedCount(FetchPredicate(format: "age > 80"))))
     }
 
+    /// On a long list (here: from the first person on) the filter waits for typing to pause before it fetches;
+    /// the typed text shows at once, and Enter or a cursor key fetches without waiting.
+    @Test func aSlowFilterWaitsForAPauseInTyping() async throws {
+        let fixture = try AppFixture(options: PeopleApp.Options(filterWaitsFromPeople: 0))
+        let everyone = peopleCount(in: fixture.lines[0])
+        fixture.type("/")
+        let before = fixture.app.list.refetchCount
+        fixture.type("age > 8")
+        fixture.type("0")
+        #expect(fixture.lines.contains { $0.hasPrefix(" / age > 80") })
+        #expect(fixture.app.list.refetchCount == before)
+        #expect(peopleCount(in: fixture.lines[0]) == everyone)
+        fixture.clock.advance(by: PeopleApp.Options.filterTypingPause / 2)
+        fixture.app.tick()
+        #expect(fixture.app.list.refetchCount == before)
+        fixture.clock.advance(by: PeopleApp.Options.filterTypingPause)
+        fixture.app.tick()
+        #expect(fixture.app.list.refetchCount == before + 1)
+        #expect(peopleCount(in: fixture.lines[0]) == (try await fixture.storedCount(FetchPredicate(format: "age > 80"))))
+        // Enter does not wait.
+        fixture.press(.backspace)
+        fixture.press(.enter)
+        #expect(fixture.app.list.refetchCount == before + 2)
+        #expect(peopleCount(in: fixture.lines[0]) == (try await fixture.storedCount(FetchPredicate(format: "age > 8"))))
+    }
+
     @Test func sectionModesCycleWithTitlesAndIndexFollowing() throws {
         let fixture = try AppFixture(people: [
             ("", "Nobody", "", 0), ("42", "Numbers", "1st City", 9), ("東京", "Tokyo", "東京", 100), ("Émile", "Zola", "Évian", 62),
