@@ -78,15 +78,20 @@ public enum StringFolding {
         return combined < 0x80
     }
 
-    /// Lower-cases a pure-ASCII string without Unicode tables; nil when the string is not ASCII.
+    /// Lower-cases a pure-ASCII string without Unicode tables; nil when the string is not ASCII. (Written straight
+    /// into the new string's storage: sorting and sectioning a million names calls this for each.)
     private static func asciiLowercased(_ string: String) -> String? {
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(string.utf8.count)
-        for byte in string.utf8 {
-            guard byte < 0x80 else { return nil }
-            bytes.append(byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte)
+        var string = string
+        return string.withUTF8 { bytes -> String? in
+            guard isASCII(bytes) else { return nil }
+            guard bytes.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return String(decoding: bytes, as: UTF8.self) }
+            return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+                for (offset, byte) in bytes.enumerated() {
+                    buffer[offset] = byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte
+                }
+                return bytes.count
+            }
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Letters whose accent is part of the letter, so canonical decomposition leaves them alone.
