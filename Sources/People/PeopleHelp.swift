@@ -42,11 +42,16 @@ enum PeopleHelp {
     /// Columns the keys take, before their meanings.
     static let keyWidth = 17
 
-    /// The help's lines for meanings `meaningWidth` cells wide: each key's meaning word-wrapped, the key on
-    /// its first line only.
-    static func lines(importOnKey: Int, undo: UndoState, meaningWidth: Int) -> [(keys: String, text: String)] {
-        keys.flatMap { entry in
-            DisplayWidth.wrapped(meaning(of: entry, importOnKey: importOnKey, undo: undo), width: meaningWidth)
+    /// Each key with its meaning, the live parts filled in.
+    private static func meanings(importOnKey: Int, undo: UndoState) -> [(keys: String, meaning: String)] {
+        keys.map { ($0.keys, meaning(of: $0, importOnKey: importOnKey, undo: undo)) }
+    }
+
+    /// The help's lines for meanings `meaningWidth` cells wide: each meaning word-wrapped, the key on its first
+    /// line only.
+    private static func lines(meanings: [(keys: String, meaning: String)], meaningWidth: Int) -> [(keys: String, text: String)] {
+        meanings.flatMap { entry in
+            DisplayWidth.wrapped(entry.meaning, width: meaningWidth)
                 .enumerated().map { number, text in (number == 0 ? entry.keys : "", text) }
         }
     }
@@ -54,10 +59,11 @@ enum PeopleHelp {
     /// Draws the help box centred in `rect`: as wide as its longest line where the window allows, its
     /// meanings wrapped where it does not.
     static func draw(importOnKey: Int, undo: UndoState = UndoState(), into buffer: inout ScreenBuffer, in rect: TerminalRect) {
-        let longest = keys.map { DisplayWidth.of(meaning(of: $0, importOnKey: importOnKey, undo: undo)) }.max() ?? 0
+        let meanings = meanings(importOnKey: importOnKey, undo: undo)
+        let longest = meanings.map { DisplayWidth.of($0.meaning) }.max() ?? 0
         let width = min(rect.width, 4 + keyWidth + longest)
         guard width >= 20 else { return }
-        let lines = lines(importOnKey: importOnKey, undo: undo, meaningWidth: width - 4 - keyWidth)
+        let lines = lines(meanings: meanings, meaningWidth: width - 4 - keyWidth)
         let height = min(rect.height, lines.count + 3)
         guard height >= 3 else { return }
         let box = TerminalRect(x: rect.x + (rect.width - width) / 2, y: rect.y + (rect.height - height) / 2,

@@ -11,14 +11,13 @@ import Foundation
 /// reordering could move (a spacing mark with a combining class). Such scalars are remembered as unfit, and a
 /// string holding one is folded whole by the slow path, as is every string while the table is full.
 ///
-/// `@unchecked Sendable`: the table is only read and written under `lock` (an `NSLock`); folding is pure, so
-/// every thread that fills an entry would fill it alike.
-final class ScalarFoldTable: @unchecked Sendable {
+/// The table is shared by every thread that folds (store connections fold on whatever thread runs their query),
+/// behind ``Locked``.
+final class ScalarFoldTable: Sendable {
     /// What the table remembers for a scalar: its folding as UTF-8, or nil when it cannot be folded alone.
     private typealias Fold = [UInt8]?
 
-    private let lock = NSLock()
-    private var folds: [UInt32: Fold] = [:]
+    private let folds = Locked<[UInt32: Fold]>([:])
     private let lowercasesASCII: Bool
     private let slowFold: @Sendable (String) -> String
 
@@ -36,7 +35,7 @@ final class ScalarFoldTable: @unchecked Sendable {
     func fold(_ string: String) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(string.utf8.count + 4)
-        let complete: Bool = lock.withLock {
+        let complete: Bool = folds.withLock { folds in
             for scalar in string.unicodeScalars {
                 let value = scalar.value
                 if value < 0x80 {
@@ -44,7 +43,7 @@ final class ScalarFoldTable: @unchecked Sendable {
                     bytes.append(lowercasesASCII && byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte)
                     continue
                 }
-                guard let fold = foldLocked(scalar) else { return false }
+                guard let fold = fold(of: scalar, in: &folds) else { return false }
                 bytes.append(contentsOf: fold)
             }
             return true
@@ -52,8 +51,9 @@ final class ScalarFoldTable: @unchecked Sendable {
         return complete ? String(decoding: bytes, as: UTF8.self) : slowFold(string)
     }
 
-    /// The folding of `scalar` alone, remembered; nil when it cannot be folded alone or the table is full.
-    private func foldLocked(_ scalar: Unicode.Scalar) -> [UInt8]? {
+    /// The folding of `scalar` alone, remembered in `folds`; nil when it cannot be folded alone or the table is
+    /// full.
+    private func fold(of scalar: Unicode.Scalar, in folds: inout [UInt32: Fold]) -> [UInt8]? {
         if let known = folds[scalar.value] { return known }
         let fold: Fold = Self.foldsAlone(scalar) ? Array(slowFold(String(scalar)).utf8) : nil
         if folds.count < Self.capacity { folds[scalar.value] = fold }

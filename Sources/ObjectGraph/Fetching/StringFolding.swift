@@ -84,7 +84,6 @@ public enum StringFolding {
         var string = string
         return string.withUTF8 { bytes -> String? in
             guard isASCII(bytes) else { return nil }
-            guard bytes.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return String(decoding: bytes, as: UTF8.self) }
             return String(unsafeUninitializedCapacity: bytes.count) { buffer in
                 for (offset, byte) in bytes.enumerated() {
                     buffer[offset] = byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte
