@@ -44,6 +44,9 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
     case sectionsOutOfOrder(index: Int, sectionName: String)
     /// A fetched-results controller's request has no sort criteria.
     case missingSortCriteria
+    /// A fetched-results controller's background fetch was cancelled by a later fetch, or by a reset of its
+    /// context; its results were not used.
+    case fetchCancelled
     /// An object from another context or without a context was passed in.
     case objectNotInContext(ManagedObjectID)
     /// A save, metadata change or key allocation was sent to a store added read-only (Core Data's
@@ -124,6 +127,8 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
                 + "Objects must be sorted by section name."
         case .missingSortCriteria:
             "A fetched-results controller needs a fetch request with at least one sort criterion."
+        case .fetchCancelled:
+            "The background fetch was cancelled (a later fetch replaced it, or the context was reset); its results were not used."
         case .objectNotInContext(let id): "Object \(id) does not belong to this context."
         case .readOnlyStore(let store): "The store \(store) is read-only; nothing was written."
         case .unknownConfiguration(let name): "The model has no configuration named '\(name)'."

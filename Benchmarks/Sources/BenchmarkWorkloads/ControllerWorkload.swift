@@ -24,7 +24,7 @@ public enum ControllerWorkload {
 
     /// Runs `rounds` batches against a copy of a store of `count` people. Call off the main thread with the
     /// main queue running.
-    public static func objectGraph(count: Int, rounds: Int) throws -> Result {
+    public static func objectGraph(count: Int, rounds: Int, batchSize: Int = 0) throws -> Result {
         let file = try StoreFile.filled("people-\(count)", index: .name, count: count).copy(as: "controller-\(count)")
         defer { file.remove() }
         let coordinator = try file.coordinator()
@@ -35,7 +35,7 @@ public enum ControllerWorkload {
         let delegate = ListDelegate()
         var result = Result()
         let controller = try MainQueue.sync {
-            let controller = makeListController(view)
+            let controller = makeListController(view, batchSize: batchSize)
             controller.delegate = delegate
             result.initialFetch = try Measure.seconds { try controller.performFetch() }
             return controller

@@ -125,7 +125,8 @@ struct Suite {
         var naiveMedian: [Int: Double] = [:]
         for size in sizes {
             let rounds = ProcessInfo.processInfo.environment["CONTROLLER_ROUNDS"].flatMap { Int($0) } ?? 15
-            let result = try ControllerWorkload.objectGraph(count: size, rounds: rounds)
+            let batchSize = ProcessInfo.processInfo.environment["CONTROLLER_BATCH_SIZE"].flatMap { Int($0) } ?? 0
+            let result = try ControllerWorkload.objectGraph(count: size, rounds: rounds, batchSize: batchSize)
             // CONTROLLER_NAIVE_ROUNDS=0 leaves the naive re-sort out (A/B runs of the engine alone).
             let naiveRounds = ProcessInfo.processInfo.environment["CONTROLLER_NAIVE_ROUNDS"].flatMap { Int($0) }
                 ?? (size >= 1_000_000 ? 3 : 7)

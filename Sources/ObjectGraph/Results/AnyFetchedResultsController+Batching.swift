@@ -11,7 +11,7 @@ extension AnyFetchedResultsController {
     func objectAtGlobalIndex(_ offset: Int) -> ManagedObject {
         let id = namespaces.id(for: placedID(atGlobalIndex: offset))
         if id.isTemporaryID, let object = temporaryPlacements.object(for: id) { return object }
-        let batchSize = fetchRequest.fetchBatchSize
+        let batchSize = placedRequest.fetchBatchSize
         if let object = managedObjectContext.registered(id), !(batchSize > 0 && object.isFault) {
             return object
         }
@@ -49,7 +49,7 @@ extension AnyFetchedResultsController {
         }
         loadedBatches.removeAll { $0 == batch }
         loadedBatches.append(batch)
-        guard fetchRequest.fetchBatchSize > 0, loadedBatches.count > Self.retainedBatchCount else { return }
+        guard placedRequest.fetchBatchSize > 0, loadedBatches.count > Self.retainedBatchCount else { return }
         let evicted = loadedBatches.removeFirst()
         let evictedStart = evicted * size
         guard evictedStart < resultCount else { return }

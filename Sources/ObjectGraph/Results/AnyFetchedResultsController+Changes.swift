@@ -84,7 +84,6 @@ extension AnyFetchedResultsController {
             case .inserted?, nil: continue
             }
         }
-        let recordedCount = changed.count
         // Results fetched untracked, for a delegate or stream that came later: fetched again with their keys
         // (which this change is part of) and the difference reported.
         if untrackedResults != nil {
@@ -94,7 +93,22 @@ extension AnyFetchedResultsController {
             return
         }
         seenObjectIDGeneration = managedObjectContext.objectIDGeneration
-        let predicate = fetchRequest.predicate
+        applyChanges(deleted: deleted, changed: changed, insertedCount: insertedCount,
+            changedAttributes: changedAttributes, reporting: true)
+    }
+
+    /// Places a batch's objects anew and, when `reporting`, tells the delegate and the change streams.
+    ///
+    /// `changed` holds the inserted objects first (`insertedCount` of them), then the updated and refreshed
+    /// ones, each with the attributes its event changed in `changedAttributes`; every object appears once in
+    /// `deleted` and `changed` together. Without `reporting` (objects that changed while a background fetch
+    /// ran, placed among its results before anyone sees them) nothing is reported and no change list is made.
+    func applyChanges(
+        deleted: [ManagedObject], changed: consuming [ManagedObject], insertedCount: Int,
+        changedAttributes: [AttributeBits], reporting: Bool
+    ) {
+        let recordedCount = changed.count
+        let predicate = placedRequest.predicate
         // Re-placed and new results carry the entries they arrive with.
         var replaced: [Replacement] = []
         var updatedInPlace: [Leaving] = []
@@ -122,7 +136,7 @@ extension AnyFetchedResultsController {
         for (number, object) in changed.enumerated() where tracks(object.entity) {
             if seen != nil, seen?.insert(ObjectIdentifier(object)).inserted == false { continue }
             let matches = !object.isDeleted && (predicate?.evaluate(with: object) ?? true)
-                && managedObjectContext.isInStores(object, fetchRequest.affectedStores)
+                && managedObjectContext.isInStores(object, placedRequest.affectedStores)
             guard let (placed, order, placedUnderCurrentID) = placement(of: object),
                 let (section, position) = index.locate(placed, order: order)
             else {
@@ -181,6 +195,10 @@ extension AnyFetchedResultsController {
         }
         updateSections(newSectionArrivals: newSectionArrivals,
             arrivals: zip(arrivalOrder, arrivingNewIndexes).map { (arrivals[$0].section, $1) })
+        guard reporting else {
+            placedOrders.growOneShardAhead()
+            return
+        }
 
         // Where everything is now, and how each change is reported.
         var changes: [ResultsObjectChange] = []

@@ -26,8 +26,10 @@ extension AnyFetchedResultsController {
         guard let entity = model.entity(named: fetchRequest.entityName) else {
             throw .unknownEntity(fetchRequest.entityName)
         }
+        cancelBackgroundFetch()
         let previous = resultsState
         do {
+            placedRequest = fetchRequest
             try replaceResults(entity: entity, model: model)
         } catch {
             restore(previous)
@@ -47,18 +49,16 @@ extension AnyFetchedResultsController {
     /// The fetch itself: the results, their order, sections and tracking made anew from the request (from the
     /// section cache when it is current), and the cache rewritten from fetched results.
     private func replaceResults(entity: EntityDescription, model: ManagedObjectModel) throws(ObjectGraphError) {
-        // Results of one store never tie on their IDs: the store is left out of each result's order bytes.
-        let storeCount = (try? managedObjectContext.persistentStoreCoordinator?.stores(forFetching: entity,
+        let coordinator = managedObjectContext.persistentStoreCoordinator
+        let storeCount = (try? coordinator?.stores(forFetching: entity,
             includesSubentities: fetchRequest.includesSubentities, affectedStores: fetchRequest.affectedStores).count)
             ?? nil
-        ordering = RowOrdering(criteria: fetchRequest.sortCriteria, tieBreaksByStore: (storeCount ?? 2) > 1)
+        let rules = PlacingRules(request: fetchRequest, sectionNaming: sectionNaming, entity: entity, model: model,
+            coordinator: coordinator)
+        ordering = rules.ordering
         keyPlacesByEntity = [:]
-        trackedEntityNames = fetchRequest.includesSubentities
-            ? Set(model.entityAndDescendants(of: entity).map(\.name)) : [entity.name]
-        relatedPaths = RelatedKeyPaths(
-            keyPaths: fetchRequest.sortCriteria.map(\.key) + (sectionNaming?.keys ?? [])
-                + (fetchRequest.predicate?.keyPaths ?? []),
-            entity: entity, model: model)
+        trackedEntityNames = rules.trackedEntityNames
+        relatedPaths = rules.relatedPaths
         loadedBatches = []
         names = SectionNames()
         namespaces = IDNamespaces()
@@ -117,7 +117,7 @@ extension AnyFetchedResultsController {
         if !ResultsEntry.areInOrder(entries) {
             entries.sort { RowOrdering.compare($0.order, $1.order) < 0 }
         }
-        try checkSectionsAreContiguous(entries)
+        try Self.checkSectionsAreContiguous(entries, names: names)
         index = ResultsIndex(sorted: entries)
         runs = SectionRuns(of: entries)
         placedOrdersStorage = nil
@@ -133,7 +133,7 @@ extension AnyFetchedResultsController {
     }
 
     /// Throws Core Data's error 134060 when a section name comes back after another section.
-    private func checkSectionsAreContiguous(_ entries: [ResultsEntry]) throws(ObjectGraphError) {
+    static func checkSectionsAreContiguous(_ entries: [ResultsEntry], names: SectionNames) throws(ObjectGraphError) {
         var seen: Set<Int32> = []
         var last: Int32?
         for (offset, entry) in entries.enumerated() where entry.section != last {
@@ -189,10 +189,13 @@ extension AnyFetchedResultsController {
 
     /// The context's unsaved objects that a fetch places among the store's rows (none when the request
     /// leaves pending changes out).
-    func pendingTrackedObjects() -> Set<ManagedObject> {
+    func pendingTrackedObjects() -> Set<ManagedObject> { pendingTrackedObjects(among: trackedEntityNames) }
+
+    /// The same, for a fetch that tracks the entities named `tracked`.
+    func pendingTrackedObjects(among tracked: Set<String>) -> Set<ManagedObject> {
         guard fetchRequest.includesPendingChanges else { return [] }
         let context = managedObjectContext
         return context.insertedObjects.union(context.updatedObjects).union(context.deletedObjects)
-            .filter { trackedEntityNames.contains($0.entity.name) && context.isInStores($0, fetchRequest.affectedStores) }
+            .filter { tracked.contains($0.entity.name) && context.isInStores($0, fetchRequest.affectedStores) }
     }
 }

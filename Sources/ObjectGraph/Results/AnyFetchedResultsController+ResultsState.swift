@@ -19,6 +19,7 @@ extension AnyFetchedResultsController {
         let hasFetched: Bool
         let missedChanges: Bool
         let resultsCameFromCache: Bool
+        let placedRequest: FetchRequest<ManagedObject>
     }
 
     /// The results as they stand (without waiting for a section cache still being read).
@@ -28,7 +29,8 @@ extension AnyFetchedResultsController {
             runs: runs, names: names, namespaces: namespaces, placedOrders: placedOrdersStorage,
             temporaryPlacements: temporaryPlacements, ordering: ordering, trackedEntityNames: trackedEntityNames,
             relatedPaths: relatedPaths, keyPlacesByEntity: keyPlacesByEntity, loadedBatches: loadedBatches,
-            hasFetched: hasFetched, missedChanges: missedChanges, resultsCameFromCache: resultsCameFromCache)
+            hasFetched: hasFetched, missedChanges: missedChanges, resultsCameFromCache: resultsCameFromCache,
+            placedRequest: placedRequest)
     }
 
     /// Puts back results kept by ``resultsState``.
@@ -49,5 +51,6 @@ extension AnyFetchedResultsController {
         hasFetched = state.hasFetched
         missedChanges = state.missedChanges
         resultsCameFromCache = state.resultsCameFromCache
+        placedRequest = state.placedRequest
     }
 }

@@ -135,6 +135,16 @@ open class AnyFetchedResultsController {
         return orders
     }
     var hasFetched = false
+    /// The request the results were fetched with, which changes are judged against (its predicate and
+    /// stores) until a fetch replaces the results: it differs from ``fetchRequest`` while a background fetch
+    /// of a changed request runs (see ``performFetchInBackground(completion:)``).
+    var placedRequest: FetchRequest<ManagedObject>
+    /// The background fetch in flight, if any.
+    var backgroundFetch: BackgroundFetch?
+    /// Whether the last ``performFetchInBackground(completion:)`` read the store on another thread (for tests).
+    var lastFetchRanInBackground = false
+    /// Calls the next background fetches make on their thread (for tests).
+    var backgroundFetchHooks: BackgroundFetchHooks?
     /// The context's ``ManagedObjectContext/objectIDGeneration`` when IDs were last adopted.
     var seenObjectIDGeneration = 0
     var ordering: RowOrdering
@@ -171,6 +181,7 @@ open class AnyFetchedResultsController {
         sectionNaming: SectionNaming?, cacheName: String?
     ) {
         self.fetchRequest = fetchRequest
+        self.placedRequest = fetchRequest
         self.managedObjectContext = managedObjectContext
         self.sectionNaming = sectionNaming
         self.cacheName = cacheName

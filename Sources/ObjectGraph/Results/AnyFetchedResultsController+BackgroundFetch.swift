@@ -1,0 +1,226 @@
+import Foundation
+
+extension AnyFetchedResultsController {
+    /// Fetches the results on another thread, so that the context's queue (the user interface, for a
+    /// main-queue context) is not held up by a long query, and calls `completion` on the context's queue
+    /// once the new results are in place.
+    ///
+    /// Until then the controller keeps its previous results and, while it has a delegate, keeps reporting
+    /// their changes as before; the new results replace them in one step, as ``performFetch()`` would, and
+    /// take in everything that changed in the context while they were read (merged saves, local edits,
+    /// unsaved changes). Reload the table in `completion`, as after ``performFetch()``. Changing
+    /// ``fetchRequest`` while a background fetch runs does not affect it or the results being shown.
+    ///
+    /// The store is read on another thread when the context is attached to a coordinator (not a child
+    /// context), the request has a ``FetchRequest/fetchBatchSize`` and no limit or offset, its sort and
+    /// section keys are stored attributes, and the controller has no ``cacheName``; otherwise the results
+    /// are fetched as ``performFetch()`` fetches them, on the context's queue, and `completion` still runs
+    /// later. Core Data has no such call for its controller: its asynchronous fetch request fills a
+    /// context, not a controller.
+    ///
+    /// A later ``performFetch()`` or `performFetchInBackground(completion:)` cancels a background fetch still
+    /// running; its completion then receives ``ObjectGraphError/fetchCancelled``, and so does one whose
+    /// context was reset meanwhile. Every completion is called exactly once, on the context's queue, after
+    /// this call returns.
+    ///
+    /// - Parameter completion: the outcome: success, or the error ``performFetch()`` would throw (the results
+    ///   then stay as they were), or ``ObjectGraphError/fetchCancelled``.
+    public func performFetchInBackground(completion: @escaping (Result<Void, ObjectGraphError>) -> Void) {
+        managedObjectContext.checkQueue("performFetchInBackground(completion:)")
+        cancelBackgroundFetch()
+        let context = managedObjectContext
+        let finish = QueueBound(completion)
+        func later(_ result: Result<Void, ObjectGraphError>) {
+            context.perform { finish.value(result) }
+        }
+        guard let (plan, rules) = backgroundFetchPlan() else {
+            lastFetchRanInBackground = false
+            later(Result { () throws(ObjectGraphError) in try performFetch() })
+            return
+        }
+        let fetch = BackgroundFetch(request: fetchRequest, rules: rules, completion: completion,
+            pendingAtStart: Array(pendingTrackedObjects(among: rules.trackedEntityNames)))
+        fetch.observation = context.addObjectsDidChangeObserver { [weak self, weak fetch] change in
+            guard let self, let fetch else { return }
+            self.record(change, during: fetch)
+        }
+        backgroundFetch = fetch
+        lastFetchRanInBackground = true
+        let ticket = fetch.ticket
+        let controller = QueueBound(self)
+        DispatchQueue.global(qos: .userInitiated).async {
+            let outcome = Result { () throws(ObjectGraphError) in try plan.run(ticket) }
+            context.perform { controller.value.install(outcome, ticket: ticket) }
+        }
+    }
+
+    /// Cancels the background fetch in flight, if any: its completion hears ``ObjectGraphError/fetchCancelled``.
+    func cancelBackgroundFetch() {
+        guard let fetch = backgroundFetch else { return }
+        backgroundFetch = nil
+        fetch.ticket.cancel()
+        fetch.observation = nil
+        let finish = QueueBound(fetch.completion)
+        managedObjectContext.perform { finish.value(.failure(.fetchCancelled)) }
+    }
+
+    /// Notes what changed in the context while a background fetch ran; a reset cancels it (the unsaved
+    /// changes whose rows it left out are gone).
+    private func record(_ change: ObjectsDidChange, during fetch: BackgroundFetch) {
+        guard fetch === backgroundFetch else { return }
+        let recorded = change.recorded.changes
+        if recorded.invalidatedAll {
+            cancelBackgroundFetch()
+            return
+        }
+        for (object, kind) in zip(recorded.objects, recorded.kinds) {
+            guard let kind else { continue }
+            fetch.note(object, deleted: kind == .deleted)
+        }
+    }
+
+    /// Puts the results of a finished background fetch in place (unless a later fetch cancelled it), places
+    /// the objects that changed meanwhile among them, and calls the completion.
+    private func install(_ outcome: Result<BackgroundFetchResults, ObjectGraphError>, ticket: FetchTicket) {
+        guard let fetch = backgroundFetch, fetch.ticket === ticket else { return }
+        backgroundFetch = nil
+        fetch.observation = nil
+        let results: BackgroundFetchResults
+        switch outcome {
+        case .failure(let error):
+            fetch.completion(.failure(error))
+            return
+        case .success(let fetched):
+            results = fetched
+        }
+        placedRequest = fetch.request
+        ordering = fetch.rules.ordering
+        trackedEntityNames = fetch.rules.trackedEntityNames
+        relatedPaths = fetch.rules.relatedPaths
+        keyPlacesByEntity = [:]
+        loadedBatches = []
+        untrackedResults = nil
+        index = results.index
+        runs = results.runs
+        names = results.names
+        namespaces = results.namespaces
+        placedOrdersStorage = results.placedOrders
+        temporaryPlacements = TemporaryPlacements()
+        resultsCameFromCache = false
+        hasFetched = true
+        missedChanges = false
+        seenObjectIDGeneration = managedObjectContext.objectIDGeneration
+        // Objects whose rows were left out (unsaved changes then), that changed since, or that have unsaved
+        // changes now: each placed from its values in memory, once.
+        // (What happened to an object since it was left out, a merged deletion say, decides over its having been
+        // left out; its unsaved state now decides over both.)
+        for object in fetch.pendingAtStart where !fetch.hasNoted(object) { fetch.note(object, deleted: false) }
+        for object in pendingTrackedObjects(among: trackedEntityNames) { fetch.note(object, deleted: object.isDeleted) }
+        let deleted = fetch.noted.filter(\.deleted).map(\.object)
+        let changed = fetch.noted.filter { !$0.deleted }.map(\.object)
+        if !deleted.isEmpty || !changed.isEmpty {
+            applyChanges(deleted: deleted, changed: changed, insertedCount: 0,
+                changedAttributes: [AttributeBits](repeating: .all, count: changed.count), reporting: false)
+        }
+        if observation == nil {
+            observation = managedObjectContext.addObjectsDidChangeObserver { [weak self] change in
+                self?.contextDidChange(change)
+            }
+        }
+        cacheIsStale = false
+        reportInitialSnapshot()
+        fetch.completion(.success(()))
+    }
+
+    /// What a background fetch reads and how it places rows, when the request allows one (see
+    /// ``performFetchInBackground(completion:)``); nil otherwise.
+    private func backgroundFetchPlan() -> (BackgroundFetchPlan, PlacingRules)? {
+        let request = fetchRequest
+        guard !request.sortCriteria.isEmpty, cacheName == nil, managedObjectContext.parent == nil,
+            request.fetchBatchSize > 0, request.fetchLimit <= 0, request.fetchOffset <= 0,
+            let coordinator = managedObjectContext.persistentStoreCoordinator,
+            let entity = coordinator.managedObjectModel.entity(named: request.entityName)
+        else { return nil }
+        let model = coordinator.managedObjectModel
+        let rules = PlacingRules(request: request, sectionNaming: sectionNaming, entity: entity, model: model,
+            coordinator: coordinator)
+        let keys = request.sortCriteria.map(\.key) + (sectionNaming?.keys ?? [])
+        let keysAreStored = rules.trackedEntityNames.compactMap { model.entity(named: $0) }.allSatisfy { entity in
+            keys.allSatisfy { entity.attributeIndex(named: $0) != nil }
+        }
+        guard keysAreStored else { return nil }
+        let pendingIDs = Set(pendingTrackedObjects(among: rules.trackedEntityNames).map(\.objectID))
+        let plan = BackgroundFetchPlan(coordinator: coordinator, entity: entity, model: model, request: request,
+            keys: keys, sectionNaming: sectionNaming, ordering: rules.ordering, leftOut: pendingIDs,
+            hooks: backgroundFetchHooks)
+        return (plan, rules)
+    }
+}
+
+/// A background fetch in flight: what it was asked for, and the objects that changed in the context while it
+/// ran, each once, with whether its last change deleted it. Confined to the context's queue.
+final class BackgroundFetch {
+    let ticket = FetchTicket()
+    let request: FetchRequest<ManagedObject>
+    let rules: PlacingRules
+    let completion: (Result<Void, ObjectGraphError>) -> Void
+    /// Objects with unsaved changes when the fetch started: their rows are left out of it.
+    let pendingAtStart: [ManagedObject]
+    var observation: ObservationToken?
+    /// The changed objects in the order first noted, with whether the last change noted deleted them.
+    private(set) var noted: [(object: ManagedObject, deleted: Bool)] = []
+    private var slotByIdentity: [ObjectIdentifier: Int] = [:]
+    /// Slots by saved ID: a merge may stand for one row with several objects (one it brought in and let go,
+    /// then a stand-in for its deletion), and the last one speaks for the row.
+    private var slotByID: [ManagedObjectID: Int] = [:]
+
+    init(
+        request: FetchRequest<ManagedObject>, rules: PlacingRules,
+        completion: @escaping (Result<Void, ObjectGraphError>) -> Void, pendingAtStart: [ManagedObject]
+    ) {
+        self.request = request
+        self.rules = rules
+        self.completion = completion
+        self.pendingAtStart = pendingAtStart
+    }
+
+    /// Notes that `object` changed; `deleted` says whether this change deleted it.
+    func note(_ object: ManagedObject, deleted: Bool) {
+        let id = object.objectID
+        let slot = slotByIdentity[ObjectIdentifier(object)] ?? (id.isTemporaryID ? nil : slotByID[id])
+        if let slot {
+            slotByIdentity[ObjectIdentifier(noted[slot].object)] = nil
+            noted[slot] = (object, deleted)
+            slotByIdentity[ObjectIdentifier(object)] = slot
+        } else {
+            slotByIdentity[ObjectIdentifier(object)] = noted.count
+            noted.append((object, deleted))
+        }
+        if !id.isTemporaryID { slotByID[id] = slotByIdentity[ObjectIdentifier(object)] }
+    }
+
+    /// Whether a change of `object` (or of another object standing for its row) was noted.
+    func hasNoted(_ object: ManagedObject) -> Bool {
+        slotByIdentity[ObjectIdentifier(object)] != nil || (!object.objectID.isTemporaryID && slotByID[object.objectID] != nil)
+    }
+}
+
+/// Whether a background fetch was cancelled: set on the context's queue, read by the fetching thread between
+/// rows, so that a superseded fetch stops reading.
+final class FetchTicket: Sendable {
+    private let cancelled = Locked(false)
+
+    var isCancelled: Bool { cancelled.withLock { $0 } }
+
+    func cancel() { cancelled.withLock { $0 = true } }
+}
+
+/// A value confined to a context's queue, carried through another thread without being touched there: the
+/// controller and the caller's completion travel with a background fetch and are used only inside
+/// `perform` blocks of their context. This confinement, not the compiler, is what makes the
+/// `@unchecked Sendable` sound.
+struct QueueBound<Value>: @unchecked Sendable {
+    let value: Value
+
+    init(_ value: Value) { self.value = value }
+}

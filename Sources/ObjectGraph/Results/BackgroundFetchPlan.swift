@@ -1,0 +1,97 @@
+import Foundation
+
+/// How a controller's request places its results: their order, the entities it tracks and the related
+/// key paths whose changes re-place results. Made anew for each fetch.
+struct PlacingRules: Sendable {
+    let ordering: RowOrdering
+    let trackedEntityNames: Set<String>
+    let relatedPaths: RelatedKeyPaths
+
+    init(
+        request: FetchRequest<ManagedObject>, sectionNaming: SectionNaming?, entity: EntityDescription,
+        model: ManagedObjectModel, coordinator: PersistentStoreCoordinator?
+    ) {
+        // Results of one store never tie on their IDs: the store is left out of each result's order bytes.
+        let storeCount = (try? coordinator?.stores(forFetching: entity, includesSubentities: request.includesSubentities,
+            affectedStores: request.affectedStores).count) ?? nil
+        ordering = RowOrdering(criteria: request.sortCriteria, tieBreaksByStore: (storeCount ?? 2) > 1)
+        trackedEntityNames = request.includesSubentities
+            ? Set(model.entityAndDescendants(of: entity).map(\.name)) : [entity.name]
+        relatedPaths = RelatedKeyPaths(
+            keyPaths: request.sortCriteria.map(\.key) + (sectionNaming?.keys ?? []) + (request.predicate?.keyPaths ?? []),
+            entity: entity, model: model)
+    }
+}
+
+/// Calls a background fetch makes on its thread: before it reads the store and after it built its results.
+/// For tests, which change the context at those moments.
+struct BackgroundFetchHooks: Sendable {
+    var willRead: @Sendable () -> Void = {}
+    var didRead: @Sendable () -> Void = {}
+}
+
+/// The results a background fetch builds, ready to be put in place on the context's queue.
+struct BackgroundFetchResults: Sendable {
+    let index: ResultsIndex
+    let runs: SectionRuns
+    let names: SectionNames
+    let namespaces: IDNamespaces
+    let placedOrders: PlacedOrders
+}
+
+/// What a background fetch reads and how it turns rows into results: everything it needs, copied on the
+/// context's queue, so that it runs on another thread without touching the context or the controller.
+struct BackgroundFetchPlan: Sendable {
+    let coordinator: PersistentStoreCoordinator
+    let entity: EntityDescription
+    let model: ManagedObjectModel
+    let request: FetchRequest<ManagedObject>
+    /// The sort keys, then the section naming's keys: the values each row is read with.
+    let keys: [String]
+    let sectionNaming: SectionNaming?
+    let ordering: RowOrdering
+    /// Objects with unsaved changes in the context: their rows are left out (they are placed from memory).
+    let leftOut: Set<ManagedObjectID>
+    /// Called on the fetching thread (tests use them to change the context at chosen moments).
+    let hooks: BackgroundFetchHooks?
+
+    /// How many rows are read between two looks at the ticket.
+    private static let rowsPerCancellationCheck = 4096
+
+    /// Reads the rows and builds the results: entries, their order, the sections (checked to be
+    /// contiguous), the index and the order lookup.
+    ///
+    /// - Throws: ``ObjectGraphError/fetchCancelled`` once `ticket` is cancelled, or the fetch's error.
+    func run(_ ticket: FetchTicket) throws(ObjectGraphError) -> BackgroundFetchResults {
+        hooks?.willRead()
+        defer { hooks?.didRead() }
+        var names = SectionNames()
+        var namespaces = IDNamespaces()
+        var entries: [ResultsEntry] = []
+        var rowsRead = 0
+        let criteria = request.sortCriteria
+        let (naming, ordering, leftOut) = (sectionNaming, ordering, leftOut)
+        try coordinator.visitMergedKeyedRows(
+            entity: entity, predicate: request.predicate, sortCriteria: criteria, keys: keys,
+            includesSubentities: request.includesSubentities, affectedStores: request.affectedStores)
+        { id, values throws(ObjectGraphError) in
+            rowsRead += 1
+            if rowsRead % Self.rowsPerCancellationCheck == 0, ticket.isCancelled { throw .fetchCancelled }
+            guard leftOut.isEmpty || !leftOut.contains(id) else { return }
+            let sortKeys = zip(criteria, values).map { $0.sortKey(for: $1) }
+            let section = names.number(for: naming?.name(values: values[criteria.count...]) ?? "")
+            entries.append(ResultsEntry(id: id, placed: namespaces.placedID(for: id), keys: sortKeys,
+                section: section, ordering: ordering))
+        }
+        if ticket.isCancelled { throw .fetchCancelled }
+        if !ResultsEntry.areInOrder(entries) {
+            entries.sort { RowOrdering.compare($0.order, $1.order) < 0 }
+        }
+        try AnyFetchedResultsController.checkSectionsAreContiguous(entries, names: names)
+        var placedOrders = PlacedOrders()
+        placedOrders.reserveCapacity(entries.count)
+        for entry in entries { placedOrders[entry.placed] = entry.order }
+        return BackgroundFetchResults(index: ResultsIndex(sorted: entries), runs: SectionRuns(of: entries), names: names,
+            namespaces: namespaces, placedOrders: placedOrders)
+    }
+}

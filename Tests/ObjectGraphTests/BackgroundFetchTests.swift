@@ -1,0 +1,338 @@
+import Foundation
+import Testing
+@testable import ObjectGraph
+
+/// `performFetchInBackground(completion:)`: the store is read on another thread while the context goes on,
+/// and the results put in place take in everything that changed meanwhile — so they are what a fetch made at
+/// that moment gives.
+@Suite struct BackgroundFetchTests {
+    private static let groups = ["A", "B", "C", "D", "E"]
+    private static let names = ["ada", "Åsa", "bo", "émile", "Zoë", "zed", "ola", nil, "Ada", "béa"]
+    /// When a test waiting from now on for a background fetch gives up.
+    private static var timeout: DispatchTime { .now() + 60 }
+
+    private static func randomize(_ item: ManagedObject, _ rng: inout SeededRandom) {
+        item["group"] = groups[Int.random(in: 0..<groups.count, using: &rng)]
+        item["rank"] = Int64.random(in: 0..<4, using: &rng)
+        item["name"] = names[Int.random(in: 0..<names.count, using: &rng)]
+    }
+
+    /// Deletes, re-keys and inserts items at random in `context` (without saving).
+    private static func randomEdits(in context: ManagedObjectContext, _ rng: inout SeededRandom) throws {
+        for item in try context.fetch(FetchRequest<ManagedObject>(entityName: "Item"))
+        where Int.random(in: 0..<5, using: &rng) == 0 {
+            switch Int.random(in: 0..<4, using: &rng) {
+            case 0: context.delete(item)
+            case 1: item["rank"] = Int64.random(in: 0..<4, using: &rng)
+            case 2: item["group"] = groups[Int.random(in: 0..<groups.count, using: &rng)]
+            default: item["name"] = names[Int.random(in: 0..<names.count, using: &rng)]
+            }
+        }
+        for _ in 0..<Int.random(in: 0..<8, using: &rng) {
+            randomize(try context.insertNewObject(forEntityName: "Item"), &rng)
+        }
+    }
+
+    /// Makes random edits in a context of its own, saves them and returns the did-save.
+    private static func savedEdits(_ stack: TestStack, _ rng: inout SeededRandom) throws -> ContextDidSave? {
+        let writer = stack.context(name: "writer")
+        var local = rng
+        defer { rng = local }
+        return try writer.performAndWait {
+            try randomEdits(in: writer, &local)
+            return try writer.saveCapturingDidSave()
+        }
+    }
+
+    private static func request(predicate: FetchPredicate? = nil, batchSize: Int = 4) -> FetchRequest<ManagedObject> {
+        var request = FetchRequest<ManagedObject>(entityName: "Item")
+        request.sortCriteria = [SortCriterion("group"), SortCriterion("name", comparison: .localized),
+            SortCriterion("rank", ascending: false)]
+        request.predicate = predicate
+        request.fetchBatchSize = batchSize
+        return request
+    }
+
+    private static func seeded(_ rng: inout SeededRandom, count: Int) throws -> TestStack {
+        let stack = try TestStack(.sqlite)
+        let writer = stack.context()
+        try writer.performAndWait {
+            for _ in 0..<count { randomize(try writer.insertNewObject(forEntityName: "Item"), &rng) }
+            try writer.save()
+        }
+        return stack
+    }
+
+    /// Starts a background fetch of `controller` on its context's queue and waits for its completion.
+    private static func fetchInBackground(_ controller: AnyFetchedResultsController) throws
+        -> Result<Void, ObjectGraphError>
+    {
+        let started = start(controller)
+        return try started.wait()
+    }
+
+    /// A background fetch started and not yet waited for.
+    private struct Started {
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Unchecked<Result<Void, ObjectGraphError>?>(nil)
+
+        func wait() throws -> Result<Void, ObjectGraphError> {
+            guard done.wait(timeout: BackgroundFetchTests.timeout) == .success, let result = outcome.value else {
+                Issue.record("The background fetch did not complete in time.")
+                throw CancellationError()
+            }
+            return result
+        }
+    }
+
+    private static func start(_ controller: AnyFetchedResultsController) -> Started {
+        let started = Started()
+        controller.managedObjectContext.performAndWait {
+            controller.performFetchInBackground { result in
+                #expect(started.outcome.value == nil, "a completion called twice")
+                started.outcome.value = result
+                started.done.signal()
+            }
+        }
+        return started
+    }
+
+    /// What a fetch made now in `context` gives: IDs per section and section names.
+    private static func freshResults(in context: ManagedObjectContext, request: FetchRequest<ManagedObject>) throws
+        -> ([[ManagedObjectID]], [String])
+    {
+        try context.performAndWait {
+            let fresh = FetchedResultsController(fetchRequest: request, managedObjectContext: context,
+                sectionNameKeyPath: "group")
+            try fresh.performFetch()
+            return (fresh.sectionedIDs, (0..<fresh.numberOfSections).compactMap(fresh.sectionName(at:)))
+        }
+    }
+
+    private static func wasCancelled(_ result: Result<Void, ObjectGraphError>) -> Bool {
+        if case .failure(.fetchCancelled) = result { return true }
+        return false
+    }
+
+    private static func results(of controller: AnyFetchedResultsController) -> ([[ManagedObjectID]], [String]) {
+        controller.managedObjectContext.performAndWait {
+            (controller.sectionedIDs, (0..<controller.numberOfSections).compactMap(controller.sectionName(at:)))
+        }
+    }
+
+    @Test func aBackgroundFetchGivesWhatAFetchGives() throws {
+        var rng = SeededRandom(seed: 21)
+        let stack = try Self.seeded(&rng, count: 400)
+        let view = stack.context(name: "view")
+        // Unsaved changes in the context join the store's rows, as in a fetch.
+        try view.performAndWait { try Self.randomEdits(in: view, &rng) }
+        let request = Self.request(predicate: try FetchPredicate(format: "rank >= 1"))
+        let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: view,
+            sectionNameKeyPath: "group")
+        let recorder = ChangeRecorder()
+        view.performAndWait { controller.delegate = recorder }
+        try Self.fetchInBackground(controller).get()
+        #expect(view.performAndWait { controller.lastFetchRanInBackground })
+        let expected = try Self.freshResults(in: view, request: request)
+        #expect(expected.0.joined().count > 100)
+        #expect(Self.results(of: controller) == expected)
+        #expect(recorder.batches.isEmpty)
+    }
+
+    /// Saves of other contexts made and merged (in order, as a context merges them) at random moments: before
+    /// the store is read, after it was read, after the results are in place; and local edits at each step. Once
+    /// every save is merged, the results equal a fetch made then, and changes after that are tracked as usual.
+    @Test(arguments: 1...8)
+    func changesWhileTheFetchRunsJoinItsResults(seed: UInt64) throws {
+        var rng = SeededRandom(seed: seed)
+        let stack = try Self.seeded(&rng, count: 120)
+        let view = stack.context(name: "view")
+        let request = Self.request(predicate: seed.isMultiple(of: 2) ? try FetchPredicate(format: "rank != 2") : nil)
+        let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: view,
+            sectionNameKeyPath: "group")
+        let recorder = ChangeRecorder()
+        try view.performAndWait {
+            controller.delegate = recorder
+            try controller.performFetch()
+            try Self.randomEdits(in: view, &rng)
+        }
+        var saves: [ContextDidSave] = []
+        var merged = 0
+        /// Saves two batches of edits elsewhere, merges some of the saves not merged yet, edits locally.
+        func changeSomething() throws {
+            saves += try (0..<2).compactMap { _ in try Self.savedEdits(stack, &rng) }
+            let upTo = Int.random(in: merged...saves.count, using: &rng)
+            try view.performAndWait {
+                for save in saves[merged..<upTo] { view.mergeChanges(fromContextDidSave: save) }
+                try Self.randomEdits(in: view, &rng)
+            }
+            merged = upTo
+        }
+        let (mayRead, hasRead, mayInstall) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0),
+            DispatchSemaphore(value: 0))
+        view.performAndWait {
+            controller.backgroundFetchHooks = BackgroundFetchHooks(
+                willRead: { _ = mayRead.wait(timeout: Self.timeout) },
+                didRead: {
+                    hasRead.signal()
+                    _ = mayInstall.wait(timeout: Self.timeout)
+                })
+        }
+        let started = Self.start(controller)
+        try changeSomething()
+        mayRead.signal()
+        #expect(hasRead.wait(timeout: Self.timeout) == .success)
+        try changeSomething()
+        mayInstall.signal()
+        try started.wait().get()
+        // The saves merged only now (made before or after the read) are tracked as usual; then a local save and
+        // one more merge.
+        view.performAndWait {
+            for save in saves[merged...] { view.mergeChanges(fromContextDidSave: save) }
+        }
+        #expect(Self.results(of: controller) == (try Self.freshResults(in: view, request: request)))
+        try view.performAndWait { try view.save() }
+        let last = try Self.savedEdits(stack, &rng)
+        view.performAndWait { if let last { view.mergeChanges(fromContextDidSave: last) } }
+        #expect(Self.results(of: controller) == (try Self.freshResults(in: view, request: request)))
+        #expect(recorder.protocolErrors.isEmpty)
+    }
+
+    @Test func theShownResultsStayTrackedUnderTheirOwnRequestWhileTheFetchRuns() throws {
+        var rng = SeededRandom(seed: 8)
+        let stack = try Self.seeded(&rng, count: 60)
+        let view = stack.context(name: "view")
+        let old = Self.request(predicate: try FetchPredicate(format: "rank >= 2"))
+        let controller = FetchedResultsController(fetchRequest: old, managedObjectContext: view,
+            sectionNameKeyPath: "group")
+        let recorder = ChangeRecorder()
+        let mayRead = DispatchSemaphore(value: 0)
+        try view.performAndWait {
+            controller.delegate = recorder
+            try controller.performFetch()
+            controller.fetchRequest.predicate = try FetchPredicate(format: "rank < 2")
+            controller.backgroundFetchHooks = BackgroundFetchHooks(willRead: { _ = mayRead.wait(timeout: Self.timeout) })
+        }
+        let started = Self.start(controller)
+        // Two new items, one for each request: the shown results take the one their own request matches.
+        let writer = stack.context(name: "writer")
+        let save = try writer.performAndWait {
+            for rank in [Int64(0), 3] {
+                let item = try writer.insertNewObject(forEntityName: "Item")
+                item["group"] = "C"
+                item["rank"] = rank
+            }
+            return try writer.saveCapturingDidSave()
+        }
+        view.performAndWait { if let save { view.mergeChanges(fromContextDidSave: save) } }
+        #expect(Self.results(of: controller) == (try Self.freshResults(in: view, request: old)))
+        #expect(recorder.batches.count == 1)
+        #expect(recorder.batches.first?.changeset.insertedRows.count == 1)
+        mayRead.signal()
+        try started.wait().get()
+        let new = view.performAndWait { controller.fetchRequest }
+        #expect(Self.results(of: controller) == (try Self.freshResults(in: view, request: new)))
+    }
+
+    @Test func aLaterFetchCancelsOneStillRunning() throws {
+        var rng = SeededRandom(seed: 4)
+        let stack = try Self.seeded(&rng, count: 50)
+        let view = stack.context(name: "view")
+        let controller = FetchedResultsController(fetchRequest: Self.request(), managedObjectContext: view,
+            sectionNameKeyPath: "group")
+        let mayRead = DispatchSemaphore(value: 0)
+        view.performAndWait {
+            controller.backgroundFetchHooks = BackgroundFetchHooks(willRead: { _ = mayRead.wait(timeout: Self.timeout) })
+        }
+        let first = Self.start(controller)
+        let narrowed = Self.request(predicate: try FetchPredicate(format: "group == 'B'"))
+        view.performAndWait {
+            controller.fetchRequest = narrowed
+            controller.backgroundFetchHooks = nil
+        }
+        let second = Self.start(controller)
+        try second.wait().get()
+        mayRead.signal()
+        #expect(Self.wasCancelled(try first.wait()))
+        // The cancelled fetch, finishing later, changes nothing.
+        let late = Self.start(controller)
+        try late.wait().get()
+        #expect(Self.results(of: controller) == (try Self.freshResults(in: view, request: narrowed)))
+        #expect(Self.results(of: controller).1 == ["B"])
+
+        // A synchronous fetch cancels one still running, too.
+        view.performAndWait {
+            controller.backgroundFetchHooks = BackgroundFetchHooks(willRead: { _ = mayRead.wait(timeout: Self.timeout) })
+        }
+        let third = Self.start(controller)
+        try view.performAndWait {
+            controller.fetchRequest = Self.request()
+            try controller.performFetch()
+        }
+        mayRead.signal()
+        #expect(Self.wasCancelled(try third.wait()))
+        #expect(Self.results(of: controller) == (try Self.freshResults(in: view, request: Self.request())))
+    }
+
+    @Test func aResetWhileTheFetchRunsCancelsIt() throws {
+        var rng = SeededRandom(seed: 6)
+        let stack = try Self.seeded(&rng, count: 30)
+        let view = stack.context(name: "view")
+        let controller = FetchedResultsController(fetchRequest: Self.request(), managedObjectContext: view,
+            sectionNameKeyPath: "group")
+        let mayRead = DispatchSemaphore(value: 0)
+        view.performAndWait {
+            controller.backgroundFetchHooks = BackgroundFetchHooks(willRead: { _ = mayRead.wait(timeout: Self.timeout) })
+        }
+        let started = Self.start(controller)
+        view.performAndWait { view.reset() }
+        mayRead.signal()
+        #expect(Self.wasCancelled(try started.wait()))
+        #expect(view.performAndWait { controller.fetchedObjectIDs } == nil)
+    }
+
+    @Test func aFailedBackgroundFetchLeavesTheResultsAsTheyWere() throws {
+        var rng = SeededRandom(seed: 9)
+        let stack = try Self.seeded(&rng, count: 40)
+        let view = stack.context(name: "view")
+        let controller = FetchedResultsController(fetchRequest: Self.request(), managedObjectContext: view,
+            sectionNameKeyPath: "group")
+        try view.performAndWait { try controller.performFetch() }
+        let before = Self.results(of: controller)
+        try view.performAndWait { controller.fetchRequest.predicate = try FetchPredicate(format: "rank > 1 AND bogus == 1") }
+        let result = try Self.fetchInBackground(controller)
+        guard case .failure(let error) = result else {
+            Issue.record("A predicate naming an unknown key fetched: \(result)")
+            return
+        }
+        #expect("\(error)".contains("bogus"))
+        #expect(Self.results(of: controller) == before)
+    }
+
+    /// A child context, or a request without a batch size, is fetched on the context's queue: the completion
+    /// still comes later, with the same results.
+    @Test(arguments: [false, true])
+    func requestsThatCannotBeReadInBackgroundAreFetchedAsUsual(inChild: Bool) throws {
+        var rng = SeededRandom(seed: 12)
+        let stack = try Self.seeded(&rng, count: 50)
+        let root = stack.context(name: "root")
+        let view = inChild ? child(of: root, name: "child") : root
+        let request = Self.request(batchSize: inChild ? 4 : 0)
+        let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: view,
+            sectionNameKeyPath: "group")
+        let returned = Unchecked(false)
+        let started = Started()
+        view.performAndWait {
+            controller.performFetchInBackground { result in
+                // Called after the call returned, not inside it.
+                #expect(returned.value)
+                started.outcome.value = result
+                started.done.signal()
+            }
+            returned.value = true
+        }
+        try started.wait().get()
+        #expect(!view.performAndWait { controller.lastFetchRanInBackground })
+        #expect(Self.results(of: controller) == (try Self.freshResults(in: view, request: request)))
+    }
+}
