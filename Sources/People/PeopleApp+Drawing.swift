@@ -67,7 +67,10 @@ extension PeopleApp {
         let status = importActivity.statusText(now: timeSource.now, listIsCatchingUp: listIsCatchingUp)
         let right = status.map { $0.text + " " } ?? ""
         // The longest title that leaves the import's status whole: the sections, then the name, give way.
-        let titles = [" People · \(count) · \(sectioning)", " People · \(count)", " \(count)"]
+        // A background fetch for a new filter or sort is named; the count is still the shown list's.
+        let fetching = list.backgroundTarget.map { $0.mode == list.sectionMode ? " · filtering…" : " · sorting…" } ?? ""
+        let titles = [" People · \(count) · \(sectioning)\(fetching)", " People · \(count)\(fetching)", " \(count)\(fetching)",
+            " \(count)"]
         let room = width - DisplayWidth.of(right) - 2
         let left = titles.first { DisplayWidth.of($0) <= room } ?? titles[titles.count - 1]
         let used = buffer.write(left, at: 0, row: 0, style: .reverse)

@@ -24,8 +24,9 @@ public final class PeopleApp {
         /// How long changed rows stay highlighted.
         public var flashDuration: Duration
         /// From how many people on the list the filter waits for a pause in typing (``filterTypingPause``)
-        /// before it fetches, rather than fetching at every key. It also waits after a filter fetch that took
-        /// longer than a tenth of a second.
+        /// before it fetches, rather than fetching at every key, and fetches on another thread, the list
+        /// showing its people until the new ones are read. It does both after a filter fetch that took longer
+        /// than a tenth of a second, too. Changing the sort of such a list also fetches on another thread.
         public var filterWaitsFromPeople: Int
 
         /// How long typing must pause before a slow filter fetches.
@@ -252,12 +253,7 @@ public final class PeopleApp {
             mode = .filtering
         case .escape:
             if !list.filter.text.isEmpty || filterError != nil { applyFilter(text: "") }
-        case .character("s"):
-            do {
-                try list.apply(list.sectionMode.next)
-            } catch {
-                message = ("Cannot sort by \(list.sectionMode.next.title): \(error)", true)
-            }
+        case .character("s"): showNextSectionMode()
         case .character("i"): startImport(count: options.importOnKey)
         case .character("I"): mode = .importPrompt(LineEditor())
         case .character("n"): mode = .form(PersonForm(), person: nil)
@@ -305,24 +301,55 @@ public final class PeopleApp {
     /// ``filterError`` and leaves the list as it was.
     func applyFilter(text: String) {
         let started = timeSource.now
-        defer { lastFilterDuration = timeSource.now - started }
         filterEditor.setText(text)
         let keys = Set(stack.coordinator.managedObjectModel.entity(named: PeopleModel.entityName)?
             .attributes.filter { !$0.isTransient }.map(\.name) ?? [])
         do {
             let filter = try PeopleFilter(text: text, keys: keys)
+            if filterIsSlow {
+                // The list keeps showing (and following) its people until the new ones are read.
+                filterError = nil
+                list.applyInBackground(filter) { [weak self] error in
+                    guard let self else { return }
+                    self.lastFilterDuration = self.timeSource.now - started
+                    self.filterError = error.map { Self.filterError($0, text: text) }
+                    self.needsDisplay = true
+                }
+                return
+            }
             do {
                 try list.apply(filter)
                 filterError = nil
             } catch {
-                if case .predicate(let predicateError) = error {
-                    filterError = predicateError
-                } else {
-                    filterError = FetchPredicateError(kind: .invalidValue, message: error.description, format: text)
-                }
+                filterError = Self.filterError(error, text: text)
             }
+            lastFilterDuration = timeSource.now - started
         } catch {
             filterError = error
+        }
+    }
+
+    /// A fetch error of the filter `text`, as the filter line shows it (with a column where there is one).
+    private static func filterError(_ error: ObjectGraphError, text: String) -> FetchPredicateError {
+        if case .predicate(let predicateError) = error { return predicateError }
+        return FetchPredicateError(kind: .invalidValue, message: error.description, format: text)
+    }
+
+    /// Sorts and sections the list by the next mode (on another thread for a long list).
+    private func showNextSectionMode() {
+        let next = (list.backgroundTarget?.mode ?? list.sectionMode).next
+        guard list.numberOfPeople < options.filterWaitsFromPeople else {
+            list.applyInBackground(list.backgroundTarget?.filter ?? list.filter, mode: next) { [weak self] error in
+                guard let self else { return }
+                if let error { self.message = ("Cannot sort by \(next.title): \(error)", true) }
+                self.needsDisplay = true
+            }
+            return
+        }
+        do {
+            try list.apply(next)
+        } catch {
+            message = ("Cannot sort by \(next.title): \(error)", true)
         }
     }
 

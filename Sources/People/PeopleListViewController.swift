@@ -12,20 +12,25 @@ public final class PeopleListViewController {
     public let tableView: TableView
     /// The controller that keeps the list's people up to date. Changing the filter or the section
     /// mode replaces it.
-    public private(set) var resultsController: FetchedResultsController<Person>
+    public internal(set) var resultsController: FetchedResultsController<Person>
     /// The filter the list shows (``PeopleFilter/none`` for everyone).
     public private(set) var filter = PeopleFilter.none
     /// How the list is sorted and sectioned.
-    public private(set) var sectionMode = PeopleSectionMode.lastNameInitial
+    public internal(set) var sectionMode = PeopleSectionMode.lastNameInitial
     /// Called after every change batch has been applied to the table (the app redraws then).
     public var onChange: (() -> Void)?
     /// How long the last change batch took to apply, for the status line.
     public private(set) var lastUpdateDuration: Duration = .zero
     /// How many times the list was fetched again for a new filter or section mode.
-    private(set) var refetchCount = 0
+    var refetchCount = 0
+    /// The filter and mode a background fetch is reading the list for; nil when none runs.
+    public internal(set) var backgroundTarget: (filter: PeopleFilter, mode: PeopleSectionMode)?
+    /// The controller for a new section mode while its background fetch runs (it replaces
+    /// ``resultsController`` when the fetch is done).
+    var pendingController: FetchedResultsController<Person>?
 
-    private let timeSource: any TimeSource
-    private let context: ManagedObjectContext
+    let timeSource: any TimeSource
+    let context: ManagedObjectContext
     private var updateStarted: ContinuousClock.Instant?
 
     /// Creates the list on `context` (a main-queue context).
@@ -76,6 +81,9 @@ public final class PeopleListViewController {
         let started = timeSource.now
         refetchCount += 1
         let selected = selectedPerson
+        // (Fetching now cancels a background fetch of the same controller; one of a new one is dropped.)
+        pendingController = nil
+        backgroundTarget = nil
         if mode == sectionMode {
             // Same sections: re-create the request of the controller in place.
             let previous = resultsController.fetchRequest
@@ -87,11 +95,7 @@ public final class PeopleListViewController {
                 throw error
             }
         } else {
-            var request = FetchRequest<Person>(entityName: PeopleModel.entityName, sortCriteria: mode.sortCriteria)
-            request.predicate = filter.predicate
-            request.fetchBatchSize = PeopleModel.listBatchSize
-            let controller = FetchedResultsController(
-                fetchRequest: request, managedObjectContext: context, sectionNaming: mode.sectionNaming)
+            let controller = makeController(filter: filter, mode: mode)
             let previousMode = sectionMode
             sectionMode = mode  // index titles follow the new mode from the first fetch on
             controller.delegate = self
@@ -105,6 +109,21 @@ public final class PeopleListViewController {
             resultsController.delegate = nil
             resultsController = controller
         }
+        showFetchedResults(filter: filter, selecting: selected, started: started)
+    }
+
+    /// A controller for the list sorted and sectioned by `mode`, showing the people `filter` matches.
+    func makeController(filter: PeopleFilter, mode: PeopleSectionMode) -> FetchedResultsController<Person> {
+        var request = FetchRequest<Person>(entityName: PeopleModel.entityName, sortCriteria: mode.sortCriteria)
+        request.predicate = filter.predicate
+        request.fetchBatchSize = PeopleModel.listBatchSize
+        return FetchedResultsController(
+            fetchRequest: request, managedObjectContext: context, sectionNaming: mode.sectionNaming)
+    }
+
+    /// Reloads the table from the controller's new results and puts the cursor back on `selected` when it is
+    /// still on the list.
+    func showFetchedResults(filter: PeopleFilter, selecting selected: Person?, started: ContinuousClock.Instant) {
         self.filter = filter
         tableView.reloadData()
         if let selected, let indexPath = resultsController.indexPath(forObject: selected) {

@@ -93,12 +93,44 @@ import TerminalTableView
         fixture.clock.advance(by: PeopleApp.Options.filterTypingPause)
         fixture.app.tick()
         #expect(fixture.app.list.refetchCount == before + 1)
+        // The fetch runs on another thread: the list shows everyone, and says it is filtering, until it is done.
+        #expect(fixture.lines[0].contains("filtering…"))
+        #expect(peopleCount(in: fixture.lines[0]) == everyone)
+        await Self.waitForTheList(fixture)
+        #expect(!fixture.lines[0].contains("filtering…"))
         #expect(peopleCount(in: fixture.lines[0]) == (try await fixture.storedCount(FetchPredicate(format: "age > 80"))))
-        // Enter does not wait.
+        // Enter does not wait for a pause.
         fixture.press(.backspace)
         fixture.press(.enter)
         #expect(fixture.app.list.refetchCount == before + 2)
+        await Self.waitForTheList(fixture)
         #expect(peopleCount(in: fixture.lines[0]) == (try await fixture.storedCount(FetchPredicate(format: "age > 8"))))
+        // A filter naming an unknown key is refused when its fetch fails, the list staying as it was.
+        let shown = fixture.app.list.numberOfPeople
+        fixture.type("/")
+        fixture.press(.end)
+        fixture.type(" AND bogus == 1")
+        fixture.press(.enter)
+        await Self.waitForTheList(fixture)
+        #expect(fixture.app.list.numberOfPeople == shown)
+        #expect(fixture.lines.contains { $0.contains("^ Unknown key 'bogus'") })
+        // Sorting such a list fetches on another thread too.
+        fixture.press(.escape)
+        await Self.waitForTheList(fixture)
+        #expect(peopleCount(in: fixture.lines[0]) == everyone)
+        fixture.type("s")
+        #expect(fixture.lines[0].contains("sorting…"))
+        #expect(fixture.app.list.sectionMode == .lastNameInitial)
+        await Self.waitForTheList(fixture)
+        #expect(fixture.app.list.sectionMode == .firstNameInitial)
+        #expect(fixture.lines[0].contains("by first name"))
+        #expect(peopleCount(in: fixture.lines[0]) == everyone)
+    }
+
+    /// Lets the main queue run until the list's background fetch is done, then redraws.
+    private static func waitForTheList(_ fixture: AppFixture) async {
+        await waitUntil("the list's background fetch is done") { !fixture.app.list.isFetchingInBackground }
+        fixture.app.tick()
     }
 
     @Test func sectionModesCycleWithTitlesAndIndexFollowing() throws {

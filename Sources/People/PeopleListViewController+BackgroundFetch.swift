@@ -1,0 +1,67 @@
+import Foundation
+import ObjectGraph
+
+extension PeopleListViewController {
+    /// Shows only the people `filter` matches, sorted and sectioned by `mode`, fetching them on another
+    /// thread (``AnyFetchedResultsController/performFetchInBackground(completion:)``): the list keeps showing,
+    /// and following, its current people until the new ones are read, then reloads. For long lists, where a
+    /// fetch takes seconds.
+    ///
+    /// A later call, or ``apply(_:)-(PeopleFilter)``, replaces one still running. `completion` runs on the main
+    /// queue with nil once the list shows the new people, or with the error that left the list as it was (a
+    /// predicate naming an unknown key, say); a replaced fetch calls nothing.
+    public func applyInBackground(
+        _ filter: PeopleFilter, mode: PeopleSectionMode? = nil,
+        completion: @escaping @MainActor (ObjectGraphError?) -> Void
+    ) {
+        let mode = mode ?? backgroundTarget?.mode ?? sectionMode
+        let started = timeSource.now
+        let selected = selectedPerson
+        refetchCount += 1
+        let controller: FetchedResultsController<Person>
+        if mode == sectionMode {
+            pendingController = nil
+            controller = resultsController
+            controller.fetchRequest.predicate = filter.predicate
+        } else {
+            controller = makeController(filter: filter, mode: mode)
+            pendingController = controller
+        }
+        backgroundTarget = (filter, mode)
+        let generation = refetchCount
+        controller.performFetchInBackground { [weak self] result in
+            MainActor.assumeIsolated {
+                guard let self else { return }
+                if case .failure(.fetchCancelled) = result { return }
+                let isLatest = generation == self.refetchCount
+                if isLatest { self.backgroundTarget = nil }
+                switch result {
+                case .success where controller === self.resultsController:
+                    // (Even an outdated fetch of the shown controller replaced its results: the table follows.)
+                    self.showFetchedResults(filter: filter, selecting: selected, started: started)
+                    if isLatest { completion(nil) }
+                case .success where controller === self.pendingController:
+                    self.pendingController = nil
+                    self.sectionMode = mode
+                    controller.delegate = self
+                    self.resultsController.delegate = nil
+                    self.resultsController = controller
+                    self.showFetchedResults(filter: filter, selecting: selected, started: started)
+                    completion(nil)
+                case .success:
+                    return
+                case .failure(let error):
+                    if controller === self.resultsController {
+                        controller.fetchRequest.predicate = self.filter.predicate
+                    } else if controller === self.pendingController {
+                        self.pendingController = nil
+                    }
+                    if isLatest { completion(error) }
+                }
+            }
+        }
+    }
+
+    /// Whether the list is being fetched on another thread for a new filter or section mode.
+    public var isFetchingInBackground: Bool { backgroundTarget != nil }
+}
