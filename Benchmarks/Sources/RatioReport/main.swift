@@ -61,7 +61,7 @@ if arguments.first == "profile" {
 }
 
 let sections = Set(arguments.isEmpty || arguments.contains("all")
-    ? ["import", "fetch", "controller", "stall", "memory", "coldstart"] : arguments)
+    ? ["import", "fetch", "controller", "stall", "refetch", "memory", "coldstart"] : arguments)
 let millions = environment["BENCH_1M"] == "1"
 let repeats = Int(environment["REPEAT"] ?? "") ?? 3
 let count = Int(environment["N"] ?? "") ?? 100_000
@@ -74,6 +74,7 @@ MainQueue.run {
         if sections.contains("fetch") { try suite.fetches() }
         if sections.contains("controller") { try suite.controller() }
         if sections.contains("stall") { try suite.stall() }
+        if sections.contains("refetch") { try suite.refetch() }
         if sections.contains("memory") { try suite.memory() }
         if sections.contains("coldstart") { try suite.coldStart() }
     } catch {

@@ -93,6 +93,10 @@ extension AnyFetchedResultsController {
         case .success(let fetched):
             results = fetched
         }
+        // The results being replaced are freed on another thread: a million entries take a third of a second to
+        // free, which would stall the queue as much as a synchronous fetch's reading does.
+        // (Handed over once the controller no longer holds them, so that the last reference goes there.)
+        let replaced = ReplacedResults(index: indexStorage, placedOrders: placedOrdersStorage, untracked: untrackedResults)
         placedRequest = fetch.request
         ordering = fetch.rules.ordering
         trackedEntityNames = fetch.rules.trackedEntityNames
@@ -106,6 +110,7 @@ extension AnyFetchedResultsController {
         namespaces = results.namespaces
         placedOrdersStorage = results.placedOrders
         temporaryPlacements = TemporaryPlacements()
+        DispatchQueue.global(qos: .utility).async { withExtendedLifetime(replaced) {} }
         resultsCameFromCache = false
         hasFetched = true
         missedChanges = false
@@ -203,6 +208,13 @@ final class BackgroundFetch {
     func hasNoted(_ object: ManagedObject) -> Bool {
         slotByIdentity[ObjectIdentifier(object)] != nil || (!object.objectID.isTemporaryID && slotByID[object.objectID] != nil)
     }
+}
+
+/// Results a background fetch replaced, on their way to be freed on another thread.
+private struct ReplacedResults: Sendable {
+    let index: ResultsIndex
+    let placedOrders: PlacedOrders?
+    let untracked: [PlacedID]?
 }
 
 /// Whether a background fetch was cancelled: set on the context's queue, read by the fetching thread between
