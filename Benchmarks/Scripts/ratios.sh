@@ -2,7 +2,7 @@
 # Builds the benchmarks in release and runs every workload next to its raw SQLite baseline, printing the
 # ratio table with the date, machine, commit and load it was measured under.
 #
-#   Benchmarks/Scripts/ratios.sh [all|import|fetch|controller|stall|memory|coldstart]...
+#   Benchmarks/Scripts/ratios.sh [all|import|fetch|controller|stall|refetch|memory|coldstart]...
 #   BENCH_1M=1 Benchmarks/Scripts/ratios.sh      # with the 1M-person workloads (slow: tens of minutes)
 #   REPEAT=5 N=100000 BENCH_DIR=/path ...         # repetitions (median), size, where the store files go
 set -euo pipefail
