@@ -39,7 +39,8 @@ extension PeopleApp {
             let listRect = TerminalRect(x: 0, y: 1, width: size.columns, height: bottom - 1)
             list.tableView.render(into: &buffer, in: listRect)
             if list.numberOfPeople == 0, listRect.height >= 3 {
-                let note = list.filter.text.isEmpty ? "No people yet: i imports some." : "No one matches the filter."
+                let note = list.isLoading ? "Reading \(NumberText.grouped(nextSerial - 1)) people…"
+                    : list.filter.text.isEmpty ? "No people yet: i imports some." : "No one matches the filter."
                 buffer.write(note, at: 2, row: listRect.y + 2, style: .dim, maxWidth: listRect.width - 2)
             }
             drawOverlay(into: &buffer, in: listRect)
@@ -69,8 +70,9 @@ extension PeopleApp {
         // The longest title that leaves the import's status whole: the sections, then the name, give way.
         // A background fetch for a new filter or sort is named; the count is still the shown list's.
         let fetching = list.backgroundTarget.map { $0.mode == list.sectionMode ? " · filtering…" : " · sorting…" } ?? ""
-        let titles = [" People · \(count) · \(sectioning)\(fetching)", " People · \(count)\(fetching)", " \(count)\(fetching)",
-            " \(count)"]
+        let titles = list.isLoading ? [" People · loading…", " loading…"]
+            : [" People · \(count) · \(sectioning)\(fetching)", " People · \(count)\(fetching)", " \(count)\(fetching)",
+                " \(count)"]
         let room = width - DisplayWidth.of(right) - 2
         let left = titles.first { DisplayWidth.of($0) <= room } ?? titles[titles.count - 1]
         let used = buffer.write(left, at: 0, row: 0, style: .reverse)

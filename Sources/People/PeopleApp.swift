@@ -141,8 +141,18 @@ public final class PeopleApp {
 
     /// Shows the list and starts the launch import, if one was asked for.
     public func start() throws(ObjectGraphError) {
-        try list.start()
-        nextSerial = try stack.viewContext.count(for: PeopleModel.listRequest()) + 1
+        let stored = try stack.viewContext.count(for: PeopleModel.listRequest())
+        nextSerial = stored + 1
+        if stored >= options.filterWaitsFromPeople {
+            // A long list is read on another thread: the window works (help, quitting, a filter) meanwhile.
+            list.startInBackground { [weak self] error in
+                guard let self else { return }
+                if let error { self.message = ("Cannot read the people: \(error)", true) }
+                self.needsDisplay = true
+            }
+        } else {
+            try list.start()
+        }
         render()
         if options.generate > 0 { startImport(count: options.generate) }
     }

@@ -64,4 +64,17 @@ extension PeopleListViewController {
 
     /// Whether the list is being fetched on another thread for a new filter or section mode.
     public var isFetchingInBackground: Bool { backgroundTarget != nil }
+
+    /// Whether the list's first people are still being read (``startInBackground(completion:)``).
+    public var isLoading: Bool { isFetchingInBackground && resultsController.sections == nil }
+
+    /// Reads the people on another thread and shows them when they are read: for a long list, so that the
+    /// window is usable (help, quitting, typing a filter) at once. `completion` runs on the main queue with
+    /// nil, or with the error that left the list empty.
+    public func startInBackground(completion: @escaping @MainActor (ObjectGraphError?) -> Void) {
+        resultsController.delegate = self
+        tableView.dataSource = self
+        guard !isFetchingInBackground else { return }
+        applyInBackground(filter, mode: sectionMode, completion: completion)
+    }
 }

@@ -79,7 +79,12 @@ import TerminalTableView
     /// the typed text shows at once, and Enter or a cursor key fetches without waiting.
     @Test func aSlowFilterWaitsForAPauseInTyping() async throws {
         let fixture = try AppFixture(options: PeopleApp.Options(filterWaitsFromPeople: 0))
+        // Such a list is read on another thread from the start; the window says so meanwhile.
+        #expect(fixture.lines[0].hasPrefix(" People · loading…"))
+        #expect(fixture.lines.contains { $0.contains(/Reading [0-9,]+ people…/) })
+        await Self.waitForTheList(fixture)
         let everyone = peopleCount(in: fixture.lines[0])
+        #expect(everyone == (try await fixture.storedCount()))
         fixture.type("/")
         let before = fixture.app.list.refetchCount
         fixture.type("age > 8")
