@@ -6,32 +6,8 @@ import Testing
 /// and the results put in place take in everything that changed meanwhile — so they are what a fetch made at
 /// that moment gives.
 @Suite struct BackgroundFetchTests {
-    private static let groups = ["A", "B", "C", "D", "E"]
-    private static let names = ["ada", "Åsa", "bo", "émile", "Zoë", "zed", "ola", nil, "Ada", "béa"]
     /// When a test waiting from now on for a background fetch gives up.
     private static var timeout: DispatchTime { .now() + 60 }
-
-    private static func randomize(_ item: ManagedObject, _ rng: inout SeededRandom) {
-        item["group"] = groups[Int.random(in: 0..<groups.count, using: &rng)]
-        item["rank"] = Int64.random(in: 0..<4, using: &rng)
-        item["name"] = names[Int.random(in: 0..<names.count, using: &rng)]
-    }
-
-    /// Deletes, re-keys and inserts items at random in `context` (without saving).
-    private static func randomEdits(in context: ManagedObjectContext, _ rng: inout SeededRandom) throws {
-        for item in try context.fetch(FetchRequest<ManagedObject>(entityName: "Item"))
-        where Int.random(in: 0..<5, using: &rng) == 0 {
-            switch Int.random(in: 0..<4, using: &rng) {
-            case 0: context.delete(item)
-            case 1: item["rank"] = Int64.random(in: 0..<4, using: &rng)
-            case 2: item["group"] = groups[Int.random(in: 0..<groups.count, using: &rng)]
-            default: item["name"] = names[Int.random(in: 0..<names.count, using: &rng)]
-            }
-        }
-        for _ in 0..<Int.random(in: 0..<8, using: &rng) {
-            randomize(try context.insertNewObject(forEntityName: "Item"), &rng)
-        }
-    }
 
     /// Makes random edits in a context of its own, saves them and returns the did-save.
     private static func savedEdits(_ stack: TestStack, _ rng: inout SeededRandom) throws -> ContextDidSave? {
@@ -39,7 +15,7 @@ import Testing
         var local = rng
         defer { rng = local }
         return try writer.performAndWait {
-            try randomEdits(in: writer, &local)
+            try RandomItems.edit(in: writer, &local)
             return try writer.saveCapturingDidSave()
         }
     }
@@ -57,10 +33,29 @@ import Testing
         let stack = try TestStack(.sqlite)
         let writer = stack.context()
         try writer.performAndWait {
-            for _ in 0..<count { randomize(try writer.insertNewObject(forEntityName: "Item"), &rng) }
+            for _ in 0..<count { RandomItems.randomize(try writer.insertNewObject(forEntityName: "Item"), &rng) }
             try writer.save()
         }
         return stack
+    }
+
+    /// A view context on a store of `count` random items and a controller over them (not fetched yet).
+    private static func seededController(seed: UInt64, count: Int, request: FetchRequest<ManagedObject> = request())
+        throws -> (TestStack, ManagedObjectContext, FetchedResultsController<ManagedObject>)
+    {
+        var rng = SeededRandom(seed: seed)
+        let stack = try seeded(&rng, count: count)
+        let view = stack.context(name: "view")
+        let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: view,
+            sectionNameKeyPath: "group")
+        return (stack, view, controller)
+    }
+
+    /// Makes the controller's next background fetches wait, before they read the store, for `mayRead`.
+    private static func holdReads(of controller: AnyFetchedResultsController, until mayRead: DispatchSemaphore) {
+        controller.managedObjectContext.performAndWait {
+            controller.backgroundFetchHooks = BackgroundFetchHooks(willRead: { _ = mayRead.wait(timeout: Self.timeout) })
+        }
     }
 
     /// Starts a background fetch of `controller` on its context's queue and waits for its completion.
@@ -125,7 +120,7 @@ import Testing
         let stack = try Self.seeded(&rng, count: 400)
         let view = stack.context(name: "view")
         // Unsaved changes in the context join the store's rows, as in a fetch.
-        try view.performAndWait { try Self.randomEdits(in: view, &rng) }
+        try view.performAndWait { try RandomItems.edit(in: view, &rng) }
         let request = Self.request(predicate: try FetchPredicate(format: "rank >= 1"))
         let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: view,
             sectionNameKeyPath: "group")
@@ -154,7 +149,7 @@ import Testing
         try view.performAndWait {
             controller.delegate = recorder
             try controller.performFetch()
-            try Self.randomEdits(in: view, &rng)
+            try RandomItems.edit(in: view, &rng)
         }
         var saves: [ContextDidSave] = []
         var merged = 0
@@ -164,7 +159,7 @@ import Testing
             let upTo = Int.random(in: merged...saves.count, using: &rng)
             try view.performAndWait {
                 for save in saves[merged..<upTo] { view.mergeChanges(fromContextDidSave: save) }
-                try Self.randomEdits(in: view, &rng)
+                try RandomItems.edit(in: view, &rng)
             }
             merged = upTo
         }
@@ -199,20 +194,16 @@ import Testing
     }
 
     @Test func theShownResultsStayTrackedUnderTheirOwnRequestWhileTheFetchRuns() throws {
-        var rng = SeededRandom(seed: 8)
-        let stack = try Self.seeded(&rng, count: 60)
-        let view = stack.context(name: "view")
         let old = Self.request(predicate: try FetchPredicate(format: "rank >= 2"))
-        let controller = FetchedResultsController(fetchRequest: old, managedObjectContext: view,
-            sectionNameKeyPath: "group")
+        let (stack, view, controller) = try Self.seededController(seed: 8, count: 60, request: old)
         let recorder = ChangeRecorder()
         let mayRead = DispatchSemaphore(value: 0)
         try view.performAndWait {
             controller.delegate = recorder
             try controller.performFetch()
             controller.fetchRequest.predicate = try FetchPredicate(format: "rank < 2")
-            controller.backgroundFetchHooks = BackgroundFetchHooks(willRead: { _ = mayRead.wait(timeout: Self.timeout) })
         }
+        Self.holdReads(of: controller, until: mayRead)
         let started = Self.start(controller)
         // Two new items, one for each request: the shown results take the one their own request matches.
         let writer = stack.context(name: "writer")
@@ -235,15 +226,10 @@ import Testing
     }
 
     @Test func aLaterFetchCancelsOneStillRunning() throws {
-        var rng = SeededRandom(seed: 4)
-        let stack = try Self.seeded(&rng, count: 50)
-        let view = stack.context(name: "view")
-        let controller = FetchedResultsController(fetchRequest: Self.request(), managedObjectContext: view,
-            sectionNameKeyPath: "group")
+        let (stack, view, controller) = try Self.seededController(seed: 4, count: 50)
+        defer { withExtendedLifetime(stack) {} }  // (its folder holds the store)
         let mayRead = DispatchSemaphore(value: 0)
-        view.performAndWait {
-            controller.backgroundFetchHooks = BackgroundFetchHooks(willRead: { _ = mayRead.wait(timeout: Self.timeout) })
-        }
+        Self.holdReads(of: controller, until: mayRead)
         let first = Self.start(controller)
         let narrowed = Self.request(predicate: try FetchPredicate(format: "group == 'B'"))
         view.performAndWait {
@@ -261,9 +247,7 @@ import Testing
         #expect(Self.results(of: controller).1 == ["B"])
 
         // A synchronous fetch cancels one still running, too.
-        view.performAndWait {
-            controller.backgroundFetchHooks = BackgroundFetchHooks(willRead: { _ = mayRead.wait(timeout: Self.timeout) })
-        }
+        Self.holdReads(of: controller, until: mayRead)
         let third = Self.start(controller)
         try view.performAndWait {
             controller.fetchRequest = Self.request()
@@ -275,15 +259,10 @@ import Testing
     }
 
     @Test func aResetWhileTheFetchRunsCancelsIt() throws {
-        var rng = SeededRandom(seed: 6)
-        let stack = try Self.seeded(&rng, count: 30)
-        let view = stack.context(name: "view")
-        let controller = FetchedResultsController(fetchRequest: Self.request(), managedObjectContext: view,
-            sectionNameKeyPath: "group")
+        let (stack, view, controller) = try Self.seededController(seed: 6, count: 30)
+        defer { withExtendedLifetime(stack) {} }  // (its folder holds the store)
         let mayRead = DispatchSemaphore(value: 0)
-        view.performAndWait {
-            controller.backgroundFetchHooks = BackgroundFetchHooks(willRead: { _ = mayRead.wait(timeout: Self.timeout) })
-        }
+        Self.holdReads(of: controller, until: mayRead)
         let started = Self.start(controller)
         view.performAndWait { view.reset() }
         mayRead.signal()
@@ -292,11 +271,8 @@ import Testing
     }
 
     @Test func aFailedBackgroundFetchLeavesTheResultsAsTheyWere() throws {
-        var rng = SeededRandom(seed: 9)
-        let stack = try Self.seeded(&rng, count: 40)
-        let view = stack.context(name: "view")
-        let controller = FetchedResultsController(fetchRequest: Self.request(), managedObjectContext: view,
-            sectionNameKeyPath: "group")
+        let (stack, view, controller) = try Self.seededController(seed: 9, count: 40)
+        defer { withExtendedLifetime(stack) {} }  // (its folder holds the store)
         try view.performAndWait { try controller.performFetch() }
         let before = Self.results(of: controller)
         try view.performAndWait { controller.fetchRequest.predicate = try FetchPredicate(format: "rank > 1 AND bogus == 1") }

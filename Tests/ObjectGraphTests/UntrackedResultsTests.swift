@@ -6,31 +6,6 @@ import SectionedChanges
 /// A batched controller without a delegate keeps only its results' IDs and section runs (Core Data's
 /// untracked mode), and starts tracking, with keys, when a delegate or change stream comes later.
 @Suite struct UntrackedResultsTests {
-    private static let groups = ["A", "B", "C", "D", "E"]
-    private static let names = ["ada", "Åsa", "bo", "émile", "Zoë", "zed", "ola", nil, "Ada", "béa"]
-
-    private static func randomize(_ item: ManagedObject, _ rng: inout SeededRandom) {
-        item["group"] = groups[Int.random(in: 0..<groups.count, using: &rng)]
-        item["rank"] = Int64.random(in: 0..<4, using: &rng)
-        item["name"] = names[Int.random(in: 0..<names.count, using: &rng)]
-    }
-
-    /// Deletes, re-keys and inserts items at random in `context` (without saving).
-    private static func randomEdits(in context: ManagedObjectContext, _ rng: inout SeededRandom) throws {
-        for item in try context.fetch(FetchRequest<ManagedObject>(entityName: "Item"))
-        where Int.random(in: 0..<4, using: &rng) == 0 {
-            switch Int.random(in: 0..<4, using: &rng) {
-            case 0: context.delete(item)
-            case 1: item["rank"] = Int64.random(in: 0..<4, using: &rng)
-            case 2: item["group"] = groups[Int.random(in: 0..<groups.count, using: &rng)]
-            default: item["flag"] = !(item["flag"] ?? false)
-            }
-        }
-        for _ in 0..<Int.random(in: 0..<6, using: &rng) {
-            randomize(try context.insertNewObject(forEntityName: "Item"), &rng)
-        }
-    }
-
     private static func request() -> FetchRequest<ManagedObject> {
         var request = FetchRequest<ManagedObject>(entityName: "Item")
         request.sortCriteria = [SortCriterion("group"), SortCriterion("name", comparison: .localized),
@@ -64,7 +39,7 @@ import SectionedChanges
         let stack = try TestStack(kind)
         let writer = stack.context()
         try writer.performAndWait {
-            for _ in 0..<count { randomize(try writer.insertNewObject(forEntityName: "Item"), &rng) }
+            for _ in 0..<count { RandomItems.randomize(try writer.insertNewObject(forEntityName: "Item"), &rng) }
             try writer.save()
         }
         return stack
@@ -105,7 +80,7 @@ import SectionedChanges
         let before = view.performAndWait { controller.sectionedIDs }
         let writer = stack.context()
         let save = try writer.performAndWait {
-            try Self.randomEdits(in: writer, &rng)
+            try RandomItems.edit(in: writer, &rng)
             return try writer.saveCapturingDidSave()
         }
         view.performAndWait {
@@ -164,7 +139,7 @@ import SectionedChanges
                     view.performAndWait { controller.delegate = recorder }
                 } else if Bool.random(using: &rng) {
                     let save = try writer.performAndWait {
-                        try Self.randomEdits(in: writer, &rng)
+                        try RandomItems.edit(in: writer, &rng)
                         return try writer.saveCapturingDidSave()
                     }
                     view.performAndWait {
@@ -172,7 +147,7 @@ import SectionedChanges
                     }
                 } else {
                     try view.performAndWait {
-                        try Self.randomEdits(in: view, &rng)
+                        try RandomItems.edit(in: view, &rng)
                         // Permanent IDs first, so that the batch's inserted IDs are the ones saved.
                         try view.obtainPermanentIDs(for: Array(view.insertedObjects))
                         view.processPendingChanges()
@@ -225,7 +200,7 @@ import SectionedChanges
         try context.performAndWait {
             for pending in [false, true] {
                 if pending {
-                    for _ in 0..<5 { Self.randomize(try context.insertNewObject(forEntityName: "Item"), &rng) }
+                    for _ in 0..<5 { RandomItems.randomize(try context.insertNewObject(forEntityName: "Item"), &rng) }
                 }
                 for batchSize in [0, 4] {
                     for delegate in [nil, ChangeRecorder()] {
