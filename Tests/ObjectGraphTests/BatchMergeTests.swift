@@ -72,7 +72,7 @@ import Testing
         #expect(shown() == (try freshIDs(stack)))
         #expect(context.performAndWait { recorder.protocolErrors }.isEmpty)
         // Merged deletions leave the context with deleted objects, never with faults that cannot fire.
-        try context.performAndWait {
+        context.performAndWait {
             for id in deleted.objectIDs ?? [] where id.entityName == "Employee" {
                 if let object = context.registeredObject(for: id) { #expect(object.isDeleted) }
             }

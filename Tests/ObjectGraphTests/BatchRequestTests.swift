@@ -91,7 +91,7 @@ import SQLiteStorage
             }
         }
         // The version went up: the holder's save of its stale change conflicts.
-        try holder.performAndWait {
+        _ = holder.performAndWait {
             #expect {
                 try holder.save()
             } throws: { error in

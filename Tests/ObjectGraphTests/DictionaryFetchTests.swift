@@ -15,31 +15,31 @@ import SQLiteStorage
             try build(&request)
             list.append((name, request))
         }
-        try add("plain") {
+        add("plain") {
             $0.propertiesToFetch = ["name", "city", "company.name", "salary", "joined"]
             $0.sortCriteria = [SortCriterion("age", ascending: false)]
             $0.fetchLimit = 25
             $0.fetchOffset = 5
         }
-        try add("all attributes") { $0.sortCriteria = [SortCriterion("name")] }
-        try add("objects") {
+        add("all attributes") { $0.sortCriteria = [SortCriterion("name")] }
+        add("objects") {
             $0.propertiesToFetch = [.objectID(), "company", .keyPath("company.name", as: "employer")]
             $0.sortCriteria = [SortCriterion("company.name", comparison: .caseInsensitive)]
         }
-        try add("distinct cities") {
+        add("distinct cities") {
             $0.propertiesToFetch = ["city"]
             $0.returnsDistinctResults = true
         }
-        try add("distinct sorted folded") {
+        add("distinct sorted folded") {
             $0.propertiesToFetch = ["city", "active"]
             $0.returnsDistinctResults = true
             $0.sortCriteria = [SortCriterion("city", ascending: false, comparison: .caseAndDiacriticInsensitive)]
         }
-        try add("distinct company names") {
+        add("distinct company names") {
             $0.propertiesToFetch = ["company.name"]
             $0.returnsDistinctResults = true
         }
-        try add("by city") {
+        add("by city") {
             $0.propertiesToFetch = ["city", .count(as: "people"), .sum("age"), .average("salary"), .minimum("joined"),
                 .maximum("name"), .count("salary")]
             $0.propertiesToGroupBy = ["city"]
@@ -59,7 +59,7 @@ import SQLiteStorage
             $0.predicate = try FetchPredicate(format: "age > 1000")
             $0.propertiesToFetch = [.count(), .sum("age"), .sum("salary"), .average("age"), .maximum("city")]
         }
-        try add("by company object") {
+        add("by company object") {
             $0.propertiesToFetch = ["company", .count(as: "n"), .average("age", as: "meanAge")]
             $0.propertiesToGroupBy = ["company"]
         }
@@ -76,7 +76,7 @@ import SQLiteStorage
             $0.fetchLimit = 3
             $0.fetchOffset = 1
         }
-        try add("group by tag-free key path") {
+        add("group by tag-free key path") {
             $0.propertiesToFetch = ["company.founded", .count(as: "n"), .minimum("age")]
             $0.propertiesToGroupBy = ["company.founded"]
             $0.sortCriteria = [SortCriterion("company.founded", ascending: false)]
