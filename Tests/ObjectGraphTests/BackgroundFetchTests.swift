@@ -137,7 +137,7 @@ import Testing
     /// Saves of other contexts made and merged (in order, as a context merges them) at random moments: before
     /// the store is read, after it was read, after the results are in place; and local edits at each step. Once
     /// every save is merged, the results equal a fetch made then, and changes after that are tracked as usual.
-    @Test(arguments: 1...8)
+    @Test(arguments: 1...40)
     func changesWhileTheFetchRunsJoinItsResults(seed: UInt64) throws {
         var rng = SeededRandom(seed: seed)
         let stack = try Self.seeded(&rng, count: 120)

@@ -190,4 +190,42 @@ import Testing
         #expect(catcher.recorded[ObjectIdentifier(fault)] == .all)
         withExtendedLifetime(token) {}
     }
+    /// A save's inserted row that this context already read (fetched after the save committed, before the
+    /// merge) is still reported as inserted by the merge: a fetch is not a change, so a fetched-results
+    /// controller has not heard of it yet. (Seen in the background-fetch tests, where such inserts went
+    /// missing from a tracked list.)
+    @Test func aMergedInsertAlreadyFetchedHereIsReportedAsInserted() throws {
+        let stack = try TestStack()
+        let view = stack.context(name: "view")
+        var request = FetchRequest<ManagedObject>(entityName: "Item")
+        request.sortCriteria = [SortCriterion("group"), SortCriterion("rank")]
+        request.fetchBatchSize = 4
+        let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: view,
+            sectionNameKeyPath: "group")
+        let recorder = ChangeRecorder()
+        try view.performAndWait {
+            controller.delegate = recorder
+            try controller.performFetch()
+        }
+        let writer = stack.context(name: "writer")
+        let save = try writer.performAndWait {
+            let item = try writer.insertNewObject(forEntityName: "Item")
+            item["group"] = "A"
+            return try writer.saveCapturingDidSave()
+        }
+        let reports = ObjectsDidChangeTests.Reports()
+        let token = view.addObjectsDidChangeObserver { reports.record($0) }
+        defer { token.cancel() }
+        try view.performAndWait {
+            // Read before the merge, values and all: registered, its saved state already the row's.
+            let fetched = try view.fetch(FetchRequest<ManagedObject>(entityName: "Item"))
+            #expect(fetched.count == 1)
+            #expect(fetched.first?["group"] == "A")
+            if let save { view.mergeChanges(fromContextDidSave: save) }
+            #expect(reports.kinds.last?[ObjectIdentifier(fetched[0])] == ["inserted"])
+            #expect(controller.sectionedIDs == [[fetched[0].objectID]])
+        }
+        #expect(recorder.batches.count == 1)
+        #expect(recorder.batches.first?.changeset.insertedRows == [IndexPath(row: 0, section: 0)])
+    }
 }

@@ -38,6 +38,10 @@ extension ManagedObjectContext {
                     let previous = object.storedToOne
                     refresh(object, with: row, unconditionally: !save.reachedStore)
                     reconcileMergedToOne(object, previous: previous)
+                    // A row the save inserted is reported as inserted even when this context already read it
+                    // (a fetch made after the save committed and before this merge): observers such as a
+                    // fetched-results controller have not heard of it (a fetch is not a change).
+                    if inserted { pending.note(object, .inserted, attributes: .none) }
                 } else {
                     let object = materializeUnregistered(row, entity: entity)
                     materializedIDs.append(object.objectID)
