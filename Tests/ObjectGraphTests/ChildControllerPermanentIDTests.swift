@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+@testable import ObjectGraph
+
+/// A controller on a child context (the view of a writer → view → workers stack) whose parent saves to the
+/// store: its results must follow the permanent IDs the parent's save gives objects pushed up from the child.
+///
+/// Known issue, found while extending background fetches to child contexts: a result placed under a temporary
+/// ID whose object the child no longer holds (saved into the parent, nothing referencing it, so the child let it
+/// go) keeps the temporary ID after the parent's save, and a fresh fetch then shows the permanent one. Whether
+/// the child still holds the object when the parent saves depends on timing, so the failure is intermittent.
+@Suite struct ChildControllerPermanentIDTests {
+    private static func request() -> FetchRequest<ManagedObject> {
+        var request = FetchRequest<ManagedObject>(entityName: "Item")
+        request.sortCriteria = [SortCriterion("group"), SortCriterion("name", comparison: .localized),
+            SortCriterion("rank", ascending: false)]
+        request.predicate = try? FetchPredicate(format: "rank != 1")
+        request.fetchBatchSize = 4
+        return request
+    }
+
+    @Test(arguments: 1...12)
+    func resultsFollowPermanentIDsAfterTheParentSaves(seed: UInt64) throws {
+        var rng = SeededRandom(seed: seed)
+        let stack = try TestStack(.sqlite)
+        let writer = stack.context(name: "writer")
+        try writer.performAndWait {
+            for _ in 0..<80 { RandomItems.randomize(try writer.insertNewObject(forEntityName: "Item"), &rng) }
+            try writer.save()
+        }
+        let view = child(of: writer, name: "view")
+        let controller = FetchedResultsController(fetchRequest: Self.request(), managedObjectContext: view,
+            sectionNameKeyPath: "group")
+        let recorder = ChangeRecorder()
+        try view.performAndWait {
+            controller.delegate = recorder
+            try controller.performFetch()
+        }
+        /// A worker below the view edits at random and pushes its changes into the view.
+        func pushFromAWorker() throws {
+            let worker = child(of: view, name: "worker")
+            var local = rng
+            try worker.performAndWait {
+                try RandomItems.edit(in: worker, &local)
+                try worker.save()
+            }
+            rng = local
+        }
+        for round in 0..<3 {
+            try pushFromAWorker()
+            try view.performAndWait {
+                try RandomItems.edit(in: view, &rng)
+                if round.isMultiple(of: 2) || seed.isMultiple(of: 2) { try view.save() }
+            }
+        }
+        try view.performAndWait { try view.save() }
+        try writer.performAndWait { try writer.save() }
+        let shown = view.performAndWait { controller.sectionedIDs }
+        let fresh = try view.performAndWait {
+            let fresh = FetchedResultsController(fetchRequest: Self.request(), managedObjectContext: view,
+                sectionNameKeyPath: "group")
+            try fresh.performFetch()
+            return fresh.sectionedIDs
+        }
+        withKnownIssue("results under temporary IDs of objects the child let go of keep them after the parent's save",
+            isIntermittent: true)
+        {
+            #expect(shown == fresh)
+        }
+        #expect(recorder.protocolErrors.isEmpty)
+    }
+}
