@@ -285,15 +285,15 @@ import Testing
         #expect(Self.results(of: controller) == before)
     }
 
-    /// A child context, or a request without a batch size, is fetched on the context's queue: the completion
-    /// still comes later, with the same results.
+    /// Requests a background fetch does not take (without a batch size, or with a limit) are fetched on the
+    /// context's queue: the completion still comes later, with the same results.
     @Test(arguments: [false, true])
-    func requestsThatCannotBeReadInBackgroundAreFetchedAsUsual(inChild: Bool) throws {
+    func requestsThatCannotBeReadInBackgroundAreFetchedAsUsual(limited: Bool) throws {
         var rng = SeededRandom(seed: 12)
         let stack = try Self.seeded(&rng, count: 50)
-        let root = stack.context(name: "root")
-        let view = inChild ? child(of: root, name: "child") : root
-        let request = Self.request(batchSize: inChild ? 4 : 0)
+        let view = stack.context(name: "view")
+        var request = Self.request(batchSize: limited ? 4 : 0)
+        if limited { request.fetchLimit = 20 }
         let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: view,
             sectionNameKeyPath: "group")
         let returned = Unchecked(false)
@@ -310,5 +310,66 @@ import Testing
         try started.wait().get()
         #expect(!view.performAndWait { controller.lastFetchRanInBackground })
         #expect(Self.results(of: controller) == (try Self.freshResults(in: view, request: request)))
+    }
+
+    /// A child context's background fetch reads its parent (on the parent's queue) while workers below the
+    /// child push their saves into it and the child edits, pushes into the parent, and edits again.
+    @Test(arguments: 1...24)
+    func aChildContextReadsItsParentInBackground(seed: UInt64) throws {
+        var rng = SeededRandom(seed: seed)
+        let stack = try Self.seeded(&rng, count: 80)
+        let writer = stack.context(name: "writer")
+        let view = child(of: writer, name: "view")
+        let request = Self.request(predicate: try FetchPredicate(format: "rank != 1"))
+        let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: view,
+            sectionNameKeyPath: "group")
+        let recorder = ChangeRecorder()
+        try view.performAndWait {
+            controller.delegate = recorder
+            try controller.performFetch()
+            try RandomItems.edit(in: view, &rng)
+        }
+        /// A worker below the view edits at random and pushes its changes into the view.
+        func pushFromAWorker() throws {
+            let worker = child(of: view, name: "worker")
+            var local = rng
+            try worker.performAndWait {
+                try RandomItems.edit(in: worker, &local)
+                try worker.save()
+            }
+            rng = local
+        }
+        let (mayRead, hasRead, mayInstall) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0),
+            DispatchSemaphore(value: 0))
+        view.performAndWait {
+            controller.backgroundFetchHooks = BackgroundFetchHooks(
+                willRead: { _ = mayRead.wait(timeout: Self.timeout) },
+                didRead: {
+                    hasRead.signal()
+                    _ = mayInstall.wait(timeout: Self.timeout)
+                })
+        }
+        let started = Self.start(controller)
+        try pushFromAWorker()
+        try view.performAndWait {
+            try RandomItems.edit(in: view, &rng)
+            if seed.isMultiple(of: 2) { try view.save() }
+        }
+        mayRead.signal()
+        #expect(hasRead.wait(timeout: Self.timeout) == .success)
+        try pushFromAWorker()
+        try view.performAndWait { try RandomItems.edit(in: view, &rng) }
+        mayInstall.signal()
+        try started.wait().get()
+        #expect(view.performAndWait { controller.lastFetchRanInBackground })
+        #expect(Self.results(of: controller) == (try Self.freshResults(in: view, request: request)))
+        // Tracked as usual afterwards, through a push into the parent and the parent's save too.
+        try pushFromAWorker()
+        try view.performAndWait { try view.save() }
+        try writer.performAndWait { try writer.save() }
+        // (Results the permanent IDs move are re-placed with the next change batch: one more.)
+        try pushFromAWorker()
+        #expect(Self.results(of: controller) == (try Self.freshResults(in: view, request: request)))
+        #expect(recorder.protocolErrors.isEmpty)
     }
 }

@@ -103,6 +103,9 @@ struct CoordinatorObjectSource: ObjectSource {
 struct ParentContextObjectSource: ObjectSource {
     let parent: ManagedObjectContext
     let child: ManagedObjectContext
+    /// Whether the child adopts new permanent IDs after each answer. Off for a read made off the child's
+    /// queue (a controller's background fetch), where the child adopts them once the results are back on it.
+    var adoptsInChild = true
 
     func fetch(
         entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], limit: Int,
@@ -169,7 +172,7 @@ struct ParentContextObjectSource: ObjectSource {
             parent.adoptPendingPermanentIDs()
             do throws(ObjectGraphError) { return .success(try body()) } catch { return .failure(error) }
         }
-        child.adoptPendingPermanentIDs()
+        if adoptsInChild { child.adoptPendingPermanentIDs() }
         return try result.get()
     }
 
@@ -178,7 +181,7 @@ struct ParentContextObjectSource: ObjectSource {
             parent.adoptPendingPermanentIDs()
             return body()
         }
-        child.adoptPendingPermanentIDs()
+        if adoptsInChild { child.adoptPendingPermanentIDs() }
         return result
     }
 }

@@ -11,9 +11,9 @@ extension AnyFetchedResultsController {
     /// unsaved changes). Reload the table in `completion`, as after ``performFetch()``. Changing
     /// ``fetchRequest`` while a background fetch runs does not affect it or the results being shown.
     ///
-    /// The store is read on another thread when the context is attached to a coordinator (not a child
-    /// context), the request has a ``FetchRequest/fetchBatchSize`` and no limit or offset, its sort and
-    /// section keys are stored attributes, and the controller has no ``cacheName``; otherwise the results
+    /// The store (for a child context, the parent, on the parent's queue) is read on another thread when the
+    /// request has a ``FetchRequest/fetchBatchSize`` and no limit or offset, its sort and section keys are
+    /// stored attributes, and the controller has no ``cacheName``; otherwise the results
     /// are fetched as ``performFetch()`` fetches them, on the context's queue, and `completion` still runs
     /// later. Core Data has no such call for its controller: its asynchronous fetch request fills a
     /// context, not a controller.
@@ -97,6 +97,13 @@ extension AnyFetchedResultsController {
         // free, which would stall the queue as much as a synchronous fetch's reading does.
         // (Handed over once the controller no longer holds them, so that the last reference goes there.)
         let replaced = ReplacedResults(index: indexStorage, placedOrders: placedOrdersStorage, untracked: untrackedResults)
+        // Results under temporary IDs, found while the old placements still hold their objects (a saved object
+        // nothing else holds leaves the context once they let go), and before the context adopts the permanent
+        // IDs its parent gave them meanwhile (the results then follow, as after any such change).
+        var newTemporaryPlacements = TemporaryPlacements()
+        for id in results.temporaryIDs {
+            if let object = managedObjectContext.registered(id) { newTemporaryPlacements[ObjectIdentifier(object)] = (object, id) }
+        }
         placedRequest = fetch.request
         ordering = fetch.rules.ordering
         trackedEntityNames = fetch.rules.trackedEntityNames
@@ -109,12 +116,13 @@ extension AnyFetchedResultsController {
         names = results.names
         namespaces = results.namespaces
         placedOrdersStorage = results.placedOrders
-        temporaryPlacements = TemporaryPlacements()
+        temporaryPlacements = newTemporaryPlacements
         DispatchQueue.global(qos: .utility).async { withExtendedLifetime(replaced) {} }
         resultsCameFromCache = false
         hasFetched = true
         missedChanges = false
         seenObjectIDGeneration = managedObjectContext.objectIDGeneration
+        managedObjectContext.adoptPendingPermanentIDs()
         // Objects whose rows were left out (unsaved changes then), that changed since, or that have unsaved
         // changes now: each placed from its values in memory, once.
         // (What happened to an object since it was left out, a merged deletion say, decides over its having been
@@ -123,10 +131,12 @@ extension AnyFetchedResultsController {
         for object in pendingTrackedObjects(among: trackedEntityNames) { fetch.note(object, deleted: object.isDeleted) }
         let deleted = fetch.noted.filter(\.deleted).map(\.object)
         let changed = fetch.noted.filter { !$0.deleted }.map(\.object)
-        if !deleted.isEmpty || !changed.isEmpty {
+        // (Results whose objects took permanent IDs just now are re-placed here too, before anyone reads them.)
+        if !deleted.isEmpty || !changed.isEmpty || !temporaryPlacements.isEmpty {
             applyChanges(deleted: deleted, changed: changed, insertedCount: 0,
                 changedAttributes: [AttributeBits](repeating: .all, count: changed.count), reporting: false)
         }
+        seenObjectIDGeneration = managedObjectContext.objectIDGeneration
         if observation == nil {
             observation = managedObjectContext.addObjectsDidChangeObserver { [weak self] change in
                 self?.contextDidChange(change)
@@ -141,11 +151,19 @@ extension AnyFetchedResultsController {
     /// ``performFetchInBackground(completion:)``); nil otherwise.
     private func backgroundFetchPlan() -> (BackgroundFetchPlan, PlacingRules)? {
         let request = fetchRequest
-        guard !request.sortCriteria.isEmpty, cacheName == nil, managedObjectContext.parent == nil,
+        let context = managedObjectContext
+        guard !request.sortCriteria.isEmpty, cacheName == nil,
             request.fetchBatchSize > 0, request.fetchLimit <= 0, request.fetchOffset <= 0,
-            let coordinator = managedObjectContext.persistentStoreCoordinator,
-            let entity = coordinator.managedObjectModel.entity(named: request.entityName)
+            let coordinator = context.persistentStoreCoordinator,
+            let entity = coordinator.managedObjectModel.entity(named: request.entityName),
+            var source = try? context.objectSource()
         else { return nil }
+        // A child context's rows are its parent's state, read on the parent's queue; the child adopts the
+        // parent's new permanent IDs when the results are back on its own queue.
+        if var parentSource = source as? ParentContextObjectSource {
+            parentSource.adoptsInChild = false
+            source = parentSource
+        }
         let model = coordinator.managedObjectModel
         let rules = PlacingRules(request: request, sectionNaming: sectionNaming, entity: entity, model: model,
             coordinator: coordinator)
@@ -155,7 +173,7 @@ extension AnyFetchedResultsController {
         }
         guard keysAreStored else { return nil }
         let pendingIDs = Set(pendingTrackedObjects(among: rules.trackedEntityNames).map(\.objectID))
-        let plan = BackgroundFetchPlan(coordinator: coordinator, entity: entity, model: model, request: request,
+        let plan = BackgroundFetchPlan(source: source, entity: entity, model: model, request: request,
             keys: keys, sectionNaming: sectionNaming, ordering: rules.ordering, leftOut: pendingIDs,
             hooks: backgroundFetchHooks)
         return (plan, rules)

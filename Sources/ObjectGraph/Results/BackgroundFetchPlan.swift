@@ -37,12 +37,15 @@ struct BackgroundFetchResults: Sendable {
     let names: SectionNames
     let namespaces: IDNamespaces
     let placedOrders: PlacedOrders
+    /// The results under temporary IDs (a parent context's unsaved objects): they get new IDs when saved.
+    let temporaryIDs: [ManagedObjectID]
 }
 
 /// What a background fetch reads and how it turns rows into results: everything it needs, copied on the
 /// context's queue, so that it runs on another thread without touching the context or the controller.
 struct BackgroundFetchPlan: Sendable {
-    let coordinator: PersistentStoreCoordinator
+    /// Where the rows come from: the coordinator's stores, or a parent context (asked on its own queue).
+    let source: any ObjectSource
     let entity: EntityDescription
     let model: ManagedObjectModel
     let request: FetchRequest<ManagedObject>
@@ -68,16 +71,18 @@ struct BackgroundFetchPlan: Sendable {
         var names = SectionNames()
         var namespaces = IDNamespaces()
         var entries: [ResultsEntry] = []
+        var temporaryIDs: [ManagedObjectID] = []
         var rowsRead = 0
         let criteria = request.sortCriteria
         let (naming, ordering, leftOut) = (sectionNaming, ordering, leftOut)
-        try coordinator.visitMergedKeyedRows(
+        try source.visitKeyedRows(
             entity: entity, predicate: request.predicate, sortCriteria: criteria, keys: keys,
-            includesSubentities: request.includesSubentities, affectedStores: request.affectedStores)
+            includesSubentities: request.includesSubentities, stores: request.affectedStores, model: model)
         { id, values throws(ObjectGraphError) in
             rowsRead += 1
             if rowsRead % Self.rowsPerCancellationCheck == 0, ticket.isCancelled { throw .fetchCancelled }
             guard leftOut.isEmpty || !leftOut.contains(id) else { return }
+            if id.isTemporaryID { temporaryIDs.append(id) }
             let sortKeys = zip(criteria, values).map { $0.sortKey(for: $1) }
             let section = names.number(for: naming?.name(values: values[criteria.count...]) ?? "")
             entries.append(ResultsEntry(id: id, placed: namespaces.placedID(for: id), keys: sortKeys,
@@ -92,6 +97,6 @@ struct BackgroundFetchPlan: Sendable {
         placedOrders.reserveCapacity(entries.count)
         for entry in entries { placedOrders[entry.placed] = entry.order }
         return BackgroundFetchResults(index: ResultsIndex(sorted: entries), runs: SectionRuns(of: entries), names: names,
-            namespaces: namespaces, placedOrders: placedOrders)
+            namespaces: namespaces, placedOrders: placedOrders, temporaryIDs: temporaryIDs)
     }
 }
