@@ -58,6 +58,24 @@ import Testing
         }
     }
 
+    /// Makes the controller's next background fetch wait before it reads the store (until `mayRead`), and
+    /// after it read it (signalling `hasRead`) before its results are put in place (until `mayInstall`).
+    private static func holdReadAndInstall(of controller: AnyFetchedResultsController)
+        -> (mayRead: DispatchSemaphore, hasRead: DispatchSemaphore, mayInstall: DispatchSemaphore)
+    {
+        let (mayRead, hasRead, mayInstall) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0),
+            DispatchSemaphore(value: 0))
+        controller.managedObjectContext.performAndWait {
+            controller.backgroundFetchHooks = BackgroundFetchHooks(
+                willRead: { _ = mayRead.wait(timeout: Self.timeout) },
+                didRead: {
+                    hasRead.signal()
+                    _ = mayInstall.wait(timeout: Self.timeout)
+                })
+        }
+        return (mayRead, hasRead, mayInstall)
+    }
+
     /// Starts a background fetch of `controller` on its context's queue and waits for its completion.
     private static func fetchInBackground(_ controller: AnyFetchedResultsController) throws
         -> Result<Void, ObjectGraphError>
@@ -163,16 +181,7 @@ import Testing
             }
             merged = upTo
         }
-        let (mayRead, hasRead, mayInstall) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0),
-            DispatchSemaphore(value: 0))
-        view.performAndWait {
-            controller.backgroundFetchHooks = BackgroundFetchHooks(
-                willRead: { _ = mayRead.wait(timeout: Self.timeout) },
-                didRead: {
-                    hasRead.signal()
-                    _ = mayInstall.wait(timeout: Self.timeout)
-                })
-        }
+        let (mayRead, hasRead, mayInstall) = Self.holdReadAndInstall(of: controller)
         let started = Self.start(controller)
         try changeSomething()
         mayRead.signal()
@@ -329,26 +338,8 @@ import Testing
             try controller.performFetch()
             try RandomItems.edit(in: view, &rng)
         }
-        /// A worker below the view edits at random and pushes its changes into the view.
-        func pushFromAWorker() throws {
-            let worker = child(of: view, name: "worker")
-            var local = rng
-            try worker.performAndWait {
-                try RandomItems.edit(in: worker, &local)
-                try worker.save()
-            }
-            rng = local
-        }
-        let (mayRead, hasRead, mayInstall) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0),
-            DispatchSemaphore(value: 0))
-        view.performAndWait {
-            controller.backgroundFetchHooks = BackgroundFetchHooks(
-                willRead: { _ = mayRead.wait(timeout: Self.timeout) },
-                didRead: {
-                    hasRead.signal()
-                    _ = mayInstall.wait(timeout: Self.timeout)
-                })
-        }
+        func pushFromAWorker() throws { try RandomItems.pushEdits(into: view, &rng) }
+        let (mayRead, hasRead, mayInstall) = Self.holdReadAndInstall(of: controller)
         let started = Self.start(controller)
         try pushFromAWorker()
         try view.performAndWait {

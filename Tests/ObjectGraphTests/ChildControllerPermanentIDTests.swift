@@ -32,16 +32,7 @@ import Testing
             controller.delegate = recorder
             try controller.performFetch()
         }
-        /// A worker below the view edits at random and pushes its changes into the view.
-        func pushFromAWorker() throws {
-            let worker = child(of: view, name: "worker")
-            var local = rng
-            try worker.performAndWait {
-                try RandomItems.edit(in: worker, &local)
-                try worker.save()
-            }
-            rng = local
-        }
+        func pushFromAWorker() throws { try RandomItems.pushEdits(into: view, &rng) }
         for round in 0..<3 {
             try pushFromAWorker()
             try view.performAndWait {

@@ -28,4 +28,15 @@ enum RandomItems {
             randomize(try context.insertNewObject(forEntityName: "Item"), &rng)
         }
     }
+
+    /// A worker below `parent` edits at random and pushes its changes into it (a child context's save).
+    static func pushEdits(into parent: ManagedObjectContext, _ rng: inout SeededRandom) throws {
+        let worker = child(of: parent, name: "worker")
+        var local = rng
+        try worker.performAndWait {
+            try edit(in: worker, &local)
+            try worker.save()
+        }
+        rng = local
+    }
 }
