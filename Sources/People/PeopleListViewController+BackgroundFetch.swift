@@ -15,7 +15,6 @@ extension PeopleListViewController {
         completion: @escaping @MainActor (ObjectGraphError?) -> Void
     ) {
         let mode = mode ?? backgroundTarget?.mode ?? sectionMode
-        let started = timeSource.now
         let selected = selectedPerson
         refetchCount += 1
         let controller: FetchedResultsController<Person>
@@ -37,8 +36,9 @@ extension PeopleListViewController {
                 if isLatest { self.backgroundTarget = nil }
                 switch result {
                 case .success where controller === self.resultsController:
-                    // (Even an outdated fetch of the shown controller replaced its results: the table follows.)
-                    self.showFetchedResults(filter: filter, selecting: selected, started: started)
+                    // (Even an outdated fetch of the shown controller replaced its results: the table follows.) The
+                    // update time shown is the main queue's part: the reload, not the read.
+                    self.showFetchedResults(filter: filter, selecting: selected, started: self.timeSource.now)
                     if isLatest { completion(nil) }
                 case .success where controller === self.pendingController:
                     self.pendingController = nil
@@ -46,7 +46,7 @@ extension PeopleListViewController {
                     controller.delegate = self
                     self.resultsController.delegate = nil
                     self.resultsController = controller
-                    self.showFetchedResults(filter: filter, selecting: selected, started: started)
+                    self.showFetchedResults(filter: filter, selecting: selected, started: self.timeSource.now)
                     completion(nil)
                 case .success:
                     return
