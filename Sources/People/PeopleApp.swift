@@ -95,11 +95,11 @@ public final class PeopleApp {
     private var isHandlingInputBatch = false
     /// Filter text typed and not yet applied: until the end of the current batch of events, or — for a slow
     /// filter — until typing pauses.
-    private var deferredFilterText: String?
+    var deferredFilterText: String?
     /// When deferred filter text is applied if no key comes first (nil: at the end of the batch).
-    private var deferredFilterDue: ContinuousClock.Instant?
+    var deferredFilterDue: ContinuousClock.Instant?
     /// How long the last filter fetch took.
-    private var lastFilterDuration: Duration = .zero
+    var lastFilterDuration: Duration = .zero
     /// A one-line note for the bottom line (a save, a deletion, an error), until the next key.
     var message: (text: String, isError: Bool)?
     /// A save that failed after its commit (see ``PeopleStack/setDeferredSaveFailureHandler(_:)``), and when
@@ -175,20 +175,6 @@ public final class PeopleApp {
             applyDeferredFilter()
         }
         if needsDisplay { render() }
-    }
-
-    /// Whether fetching for the filter is slow enough to wait for a pause in typing: a long list, or a last
-    /// filter fetch that took more than a tenth of a second.
-    private var filterIsSlow: Bool {
-        list.numberOfPeople >= options.filterWaitsFromPeople || lastFilterDuration > .milliseconds(100)
-    }
-
-    /// Applies filter text typed earlier and not yet applied, if any.
-    private func applyDeferredFilter() {
-        guard let text = deferredFilterText else { return }
-        deferredFilterText = nil
-        deferredFilterDue = nil
-        applyFilter(text: text)
     }
 
     /// Handles one event.
@@ -304,62 +290,6 @@ public final class PeopleApp {
             } else {
                 applyFilter(text: filterEditor.text)
             }
-        }
-    }
-
-    /// Filters the list by `text` (see ``PeopleFilter``). An invalid predicate is kept in
-    /// ``filterError`` and leaves the list as it was.
-    func applyFilter(text: String) {
-        let started = timeSource.now
-        filterEditor.setText(text)
-        let keys = Set(stack.coordinator.managedObjectModel.entity(named: PeopleModel.entityName)?
-            .attributes.filter { !$0.isTransient }.map(\.name) ?? [])
-        do {
-            let filter = try PeopleFilter(text: text, keys: keys)
-            if filterIsSlow {
-                // The list keeps showing (and following) its people until the new ones are read.
-                filterError = nil
-                list.applyInBackground(filter) { [weak self] error in
-                    guard let self else { return }
-                    self.lastFilterDuration = self.timeSource.now - started
-                    self.filterError = error.map { Self.filterError($0, text: text) }
-                    self.needsDisplay = true
-                }
-                return
-            }
-            do {
-                try list.apply(filter)
-                filterError = nil
-            } catch {
-                filterError = Self.filterError(error, text: text)
-            }
-            lastFilterDuration = timeSource.now - started
-        } catch {
-            filterError = error
-        }
-    }
-
-    /// A fetch error of the filter `text`, as the filter line shows it (with a column where there is one).
-    private static func filterError(_ error: ObjectGraphError, text: String) -> FetchPredicateError {
-        if case .predicate(let predicateError) = error { return predicateError }
-        return FetchPredicateError(kind: .invalidValue, message: error.description, format: text)
-    }
-
-    /// Sorts and sections the list by the next mode (on another thread for a long list).
-    private func showNextSectionMode() {
-        let next = (list.backgroundTarget?.mode ?? list.sectionMode).next
-        guard list.numberOfPeople < options.filterWaitsFromPeople else {
-            list.applyInBackground(list.backgroundTarget?.filter ?? list.filter, mode: next) { [weak self] error in
-                guard let self else { return }
-                if let error { self.message = ("Cannot sort by \(next.title): \(error)", true) }
-                self.needsDisplay = true
-            }
-            return
-        }
-        do {
-            try list.apply(next)
-        } catch {
-            message = ("Cannot sort by \(next.title): \(error)", true)
         }
     }
 

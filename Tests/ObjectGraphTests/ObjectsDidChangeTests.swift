@@ -182,7 +182,7 @@ import Testing
         #expect(catcher.recorded[ObjectIdentifier(viewObject)] == bits("lastName", "email"))
 
         // A fault's values were never read: everything may have changed.
-        let fault = try view.performAndWait {
+        let fault = view.performAndWait {
             view.refresh(viewObject, mergeChanges: false)
             view.processPendingChanges()
             return viewObject
