@@ -93,7 +93,7 @@ import SectionedChanges
         var rng = SeededRandom(seed: 5)
         let stack = try Self.seeded(.sqlite, &rng, count: 30)
         let context = stack.context()
-        try context.performAndWait {
+        context.performAndWait {
             var request = Self.request()
             request.sortCriteria = [SortCriterion("rank")]
             func error(delegate: ChangeRecorder?) -> ObjectGraphError? {

@@ -33,13 +33,13 @@ extension AnyFetchedResultsController {
         func later(_ result: Result<Void, ObjectGraphError>) {
             context.perform { finish.value(result) }
         }
-        guard let (plan, rules) = backgroundFetchPlan() else {
+        guard let (plan, rules, pending) = backgroundFetchPlan() else {
             lastFetchRanInBackground = false
             later(Result { () throws(ObjectGraphError) in try performFetch() })
             return
         }
         let fetch = BackgroundFetch(request: fetchRequest, rules: rules, completion: completion,
-            pendingAtStart: Array(pendingTrackedObjects(among: rules.trackedEntityNames)))
+            pendingAtStart: pending)
         fetch.observation = context.addObjectsDidChangeObserver { [weak self, weak fetch] change in
             guard let self, let fetch else { return }
             self.record(change, during: fetch)
@@ -147,9 +147,9 @@ extension AnyFetchedResultsController {
         fetch.completion(.success(()))
     }
 
-    /// What a background fetch reads and how it places rows, when the request allows one (see
-    /// ``performFetchInBackground(completion:)``); nil otherwise.
-    private func backgroundFetchPlan() -> (BackgroundFetchPlan, PlacingRules)? {
+    /// What a background fetch reads and how it places rows, and the context's unsaved objects it leaves out of
+    /// the rows, when the request allows one (see ``performFetchInBackground(completion:)``); nil otherwise.
+    private func backgroundFetchPlan() -> (BackgroundFetchPlan, PlacingRules, pending: [ManagedObject])? {
         let request = fetchRequest
         let context = managedObjectContext
         guard !request.sortCriteria.isEmpty, cacheName == nil,
@@ -167,16 +167,12 @@ extension AnyFetchedResultsController {
         let model = coordinator.managedObjectModel
         let rules = PlacingRules(request: request, sectionNaming: sectionNaming, entity: entity, model: model,
             coordinator: coordinator)
-        let keys = request.sortCriteria.map(\.key) + (sectionNaming?.keys ?? [])
-        let keysAreStored = rules.trackedEntityNames.compactMap { model.entity(named: $0) }.allSatisfy { entity in
-            keys.allSatisfy { entity.attributeIndex(named: $0) != nil }
-        }
-        guard keysAreStored else { return nil }
-        let pendingIDs = Set(pendingTrackedObjects(among: rules.trackedEntityNames).map(\.objectID))
+        guard keysAreStoredAttributes(model: model, among: rules.trackedEntityNames) else { return nil }
+        let pending = Array(pendingTrackedObjects(among: rules.trackedEntityNames))
         let plan = BackgroundFetchPlan(source: source, entity: entity, model: model, request: request,
-            keys: keys, sectionNaming: sectionNaming, ordering: rules.ordering, leftOut: pendingIDs,
-            hooks: backgroundFetchHooks)
-        return (plan, rules)
+            keys: request.sortCriteria.map(\.key) + (sectionNaming?.keys ?? []), sectionNaming: sectionNaming,
+            ordering: rules.ordering, leftOut: Set(pending.map(\.objectID)), hooks: backgroundFetchHooks)
+        return (plan, rules, pending)
     }
 }
 

@@ -49,12 +49,8 @@ extension AnyFetchedResultsController {
     /// The fetch itself: the results, their order, sections and tracking made anew from the request (from the
     /// section cache when it is current), and the cache rewritten from fetched results.
     private func replaceResults(entity: EntityDescription, model: ManagedObjectModel) throws(ObjectGraphError) {
-        let coordinator = managedObjectContext.persistentStoreCoordinator
-        let storeCount = (try? coordinator?.stores(forFetching: entity,
-            includesSubentities: fetchRequest.includesSubentities, affectedStores: fetchRequest.affectedStores).count)
-            ?? nil
         let rules = PlacingRules(request: fetchRequest, sectionNaming: sectionNaming, entity: entity, model: model,
-            coordinator: coordinator)
+            coordinator: managedObjectContext.persistentStoreCoordinator)
         ordering = rules.ordering
         keyPlacesByEntity = [:]
         trackedEntityNames = rules.trackedEntityNames
@@ -81,7 +77,7 @@ extension AnyFetchedResultsController {
             placedOrdersStorage = nil
             temporaryPlacements = TemporaryPlacements()
             resultsCameFromCache = true
-        } else if mayFetchUntracked(entity: entity, model: model, storeCount: storeCount) {
+        } else if mayFetchUntracked(entity: entity, model: model, storeCount: rules.storeCount) {
             try fetchUntracked(entity: entity, model: model)
             resultsCameFromCache = false
         } else {
@@ -166,10 +162,8 @@ extension AnyFetchedResultsController {
             includesSubentities: fetchRequest.includesSubentities, stores: fetchRequest.affectedStores, model: model)
         { id, values throws(ObjectGraphError) in
             guard pendingIDs.isEmpty || !pendingIDs.contains(id) else { return }
-            let sortKeys = zip(criteria, values).map { $0.sortKey(for: $1) }
-            let section = names.number(for: naming?.name(values: values[criteria.count...]) ?? "")
-            entries.append(ResultsEntry(id: id, placed: namespaces.placedID(for: id), keys: sortKeys,
-                section: section, ordering: ordering))
+            entries.append(ResultsEntry(row: id, values: values, criteria: criteria, naming: naming, ordering: ordering,
+                names: &names, namespaces: &namespaces))
         }
         (self.names, self.namespaces) = (names, namespaces)
         for object in pending where !object.isDeleted && (fetchRequest.predicate?.evaluate(with: object) ?? true) {
@@ -181,8 +175,13 @@ extension AnyFetchedResultsController {
     /// Whether every sort and section key is a stored attribute of every fetched entity, so that the keys
     /// can be read from the store's rows without making objects.
     func keysAreStoredAttributes(model: ManagedObjectModel) -> Bool {
+        keysAreStoredAttributes(model: model, among: trackedEntityNames)
+    }
+
+    /// The same, for a fetch that tracks the entities named `tracked`.
+    func keysAreStoredAttributes(model: ManagedObjectModel, among tracked: Set<String>) -> Bool {
         let keys = fetchRequest.sortCriteria.map(\.key) + (sectionNaming?.keys ?? [])
-        return trackedEntityNames.compactMap { model.entity(named: $0) }.allSatisfy { entity in
+        return tracked.compactMap { model.entity(named: $0) }.allSatisfy { entity in
             keys.allSatisfy { entity.attributeIndex(named: $0) != nil }
         }
     }

@@ -126,11 +126,7 @@ open class AnyFetchedResultsController {
 
     private func builtPlacedOrders() -> PlacedOrders {
         if let orders = placedOrdersStorage { return orders }
-        var orders = PlacedOrders()
-        orders.reserveCapacity(index.count)
-        for chunk in index.chunks {
-            for entry in chunk.entries { orders[entry.placed] = entry.order }
-        }
+        let orders = PlacedOrders(placing: index.chunks.lazy.flatMap(\.entries), count: index.count)
         placedOrdersStorage = orders
         return orders
     }

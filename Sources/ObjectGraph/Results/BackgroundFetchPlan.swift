@@ -6,13 +6,15 @@ struct PlacingRules: Sendable {
     let ordering: RowOrdering
     let trackedEntityNames: Set<String>
     let relatedPaths: RelatedKeyPaths
+    /// How many stores the request reads (nil when they cannot be told).
+    let storeCount: Int?
 
     init(
         request: FetchRequest<ManagedObject>, sectionNaming: SectionNaming?, entity: EntityDescription,
         model: ManagedObjectModel, coordinator: PersistentStoreCoordinator?
     ) {
         // Results of one store never tie on their IDs: the store is left out of each result's order bytes.
-        let storeCount = (try? coordinator?.stores(forFetching: entity, includesSubentities: request.includesSubentities,
+        storeCount = (try? coordinator?.stores(forFetching: entity, includesSubentities: request.includesSubentities,
             affectedStores: request.affectedStores).count) ?? nil
         ordering = RowOrdering(criteria: request.sortCriteria, tieBreaksByStore: (storeCount ?? 2) > 1)
         trackedEntityNames = request.includesSubentities
@@ -83,20 +85,16 @@ struct BackgroundFetchPlan: Sendable {
             if rowsRead % Self.rowsPerCancellationCheck == 0, ticket.isCancelled { throw .fetchCancelled }
             guard leftOut.isEmpty || !leftOut.contains(id) else { return }
             if id.isTemporaryID { temporaryIDs.append(id) }
-            let sortKeys = zip(criteria, values).map { $0.sortKey(for: $1) }
-            let section = names.number(for: naming?.name(values: values[criteria.count...]) ?? "")
-            entries.append(ResultsEntry(id: id, placed: namespaces.placedID(for: id), keys: sortKeys,
-                section: section, ordering: ordering))
+            entries.append(ResultsEntry(row: id, values: values, criteria: criteria, naming: naming, ordering: ordering,
+                names: &names, namespaces: &namespaces))
         }
         if ticket.isCancelled { throw .fetchCancelled }
         if !ResultsEntry.areInOrder(entries) {
             entries.sort { RowOrdering.compare($0.order, $1.order) < 0 }
         }
         try AnyFetchedResultsController.checkSectionsAreContiguous(entries, names: names)
-        var placedOrders = PlacedOrders()
-        placedOrders.reserveCapacity(entries.count)
-        for entry in entries { placedOrders[entry.placed] = entry.order }
         return BackgroundFetchResults(index: ResultsIndex(sorted: entries), runs: SectionRuns(of: entries), names: names,
-            namespaces: namespaces, placedOrders: placedOrders, temporaryIDs: temporaryIDs)
+            namespaces: namespaces, placedOrders: PlacedOrders(placing: entries, count: entries.count),
+            temporaryIDs: temporaryIDs)
     }
 }

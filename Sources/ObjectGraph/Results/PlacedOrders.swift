@@ -30,6 +30,15 @@ struct PlacedOrders: Sendable {
         }
     }
 
+    /// No results placed.
+    init() {}
+
+    /// The order bytes of `entries`, `count` of them, by their IDs.
+    init(placing entries: some Sequence<ResultsEntry>, count: Int) {
+        reserveCapacity(count)
+        for entry in entries { self[entry.placed] = entry.order }
+    }
+
     /// Makes room for about `count` results in all, filling the shards to about 60 % of what they hold
     /// before growing (so that they grow ahead one by one only after a sixth more results arrive).
     mutating func reserveCapacity(_ count: Int) {

@@ -14,6 +14,17 @@ struct ResultsEntry: Sendable {
         self.init(placed: placed, order: ordering.orderBytes(keys, id), section: section)
     }
 
+    /// The entry for a keyed row: `values` holds the row's sort keys (one per criterion), then its section
+    /// naming's keys. Section names and ID namespaces are numbered in `names` and `namespaces`.
+    init(
+        row id: ManagedObjectID, values: [AttributeValue], criteria: [SortCriterion], naming: SectionNaming?,
+        ordering: RowOrdering, names: inout SectionNames, namespaces: inout IDNamespaces
+    ) {
+        let sortKeys = zip(criteria, values).map { $0.sortKey(for: $1) }
+        let section = names.number(for: naming?.name(values: values[criteria.count...]) ?? "")
+        self.init(id: id, placed: namespaces.placedID(for: id), keys: sortKeys, section: section, ordering: ordering)
+    }
+
     /// An entry whose order bytes are known (read from a section cache, or re-keyed).
     init(placed: PlacedID, order: [UInt8], section: Int32) {
         self.placed = placed
