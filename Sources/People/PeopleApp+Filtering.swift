@@ -4,10 +4,12 @@ import ObjectGraph
 /// The filter and the sort: applied at once on a short list, after a pause in typing and on another thread on a
 /// long one.
 extension PeopleApp {
-    /// Whether fetching for the filter is slow enough to wait for a pause in typing: a long list, or a last
-    /// filter fetch that took more than a tenth of a second.
+    /// Whether fetching for the filter is slow enough to wait for a pause in typing and to run on another thread:
+    /// a long list, one still being read, or a last filter fetch that took more than a tenth of a second.
     var filterIsSlow: Bool {
-        list.numberOfPeople >= options.filterWaitsFromPeople || lastFilterDuration > .milliseconds(100)
+        // (While the list is read on another thread it shows fewer people than the store holds: none at start-up.)
+        list.isFetchingInBackground || list.numberOfPeople >= options.filterWaitsFromPeople
+            || lastFilterDuration > .milliseconds(100)
     }
 
     /// Applies filter text typed earlier and not yet applied, if any.
@@ -59,7 +61,7 @@ extension PeopleApp {
     /// Sorts and sections the list by the next mode (on another thread for a long list).
     func showNextSectionMode() {
         let next = (list.backgroundTarget?.mode ?? list.sectionMode).next
-        guard list.numberOfPeople < options.filterWaitsFromPeople else {
+        guard !list.isFetchingInBackground, list.numberOfPeople < options.filterWaitsFromPeople else {
             list.applyInBackground(list.backgroundTarget?.filter ?? list.filter, mode: next) { [weak self] error in
                 guard let self else { return }
                 if let error { self.message = ("Cannot sort by \(next.title): \(error)", true) }

@@ -132,6 +132,26 @@ import TerminalTableView
         #expect(peopleCount(in: fixture.lines[0]) == everyone)
     }
 
+    /// Keys pressed while a long list is still being read at start-up (it shows no one yet) must not fetch on the
+    /// main queue: a sort or a filter then is read on another thread too.
+    @Test func keysWhileTheListLoadsDoNotFetchOnTheMainQueue() async throws {
+        let fixture = try AppFixture(options: PeopleApp.Options(filterWaitsFromPeople: 1))
+        #expect(fixture.app.list.isLoading)
+        fixture.type("s")
+        // Still reading: the new order is read on another thread as well, and the mode changes when it is read.
+        #expect(fixture.app.list.isFetchingInBackground)
+        #expect(fixture.app.list.sectionMode == .lastNameInitial)
+        fixture.type("/")
+        fixture.type("a")
+        fixture.press(.enter)
+        #expect(fixture.app.list.isFetchingInBackground)
+        await Self.waitForTheList(fixture)
+        #expect(fixture.app.list.sectionMode == .firstNameInitial)
+        #expect(fixture.app.list.filter.text == "a")
+        #expect(peopleCount(in: fixture.lines[0]) == fixture.app.list.numberOfPeople)
+        #expect(fixture.app.list.numberOfPeople > 0)
+    }
+
     /// Lets the main queue run until the list's background fetch is done, then redraws.
     private static func waitForTheList(_ fixture: AppFixture) async {
         await waitUntil("the list's background fetch is done") { !fixture.app.list.isFetchingInBackground }
