@@ -53,7 +53,8 @@ extension PeopleApp {
 
     private var showsFilterLine: Bool {
         if case .filtering = mode { return true }
-        return !list.filter.text.isEmpty || filterError != nil
+        // (Also for a filter still being read on another thread: the typed text stays in view.)
+        return !list.filter.text.isEmpty || filterError != nil || !(list.backgroundTarget?.filter.text.isEmpty ?? true)
     }
 
     // MARK: - Lines

@@ -145,6 +145,7 @@ import TerminalTableView
         fixture.type("a")
         fixture.press(.enter)
         #expect(fixture.app.list.isFetchingInBackground)
+        #expect(fixture.lines.contains { $0.hasPrefix(" / a") })
         await Self.waitForTheList(fixture)
         #expect(fixture.app.list.sectionMode == .firstNameInitial)
         #expect(fixture.app.list.filter.text == "a")
