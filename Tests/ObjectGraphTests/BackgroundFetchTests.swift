@@ -77,7 +77,7 @@ import Testing
     }
 
     /// Starts a background fetch of `controller` on its context's queue and waits for its completion.
-    private static func fetchInBackground(_ controller: AnyFetchedResultsController) throws
+    static func fetchInBackground(_ controller: AnyFetchedResultsController) throws
         -> Result<Void, ObjectGraphError>
     {
         let started = start(controller)
@@ -85,7 +85,7 @@ import Testing
     }
 
     /// A background fetch started and not yet waited for.
-    private struct Started {
+    struct Started {
         let done = DispatchSemaphore(value: 0)
         let outcome = Unchecked<Result<Void, ObjectGraphError>?>(nil)
 
@@ -98,7 +98,7 @@ import Testing
         }
     }
 
-    private static func start(_ controller: AnyFetchedResultsController) -> Started {
+    static func start(_ controller: AnyFetchedResultsController) -> Started {
         let started = Started()
         controller.managedObjectContext.performAndWait {
             controller.performFetchInBackground { result in

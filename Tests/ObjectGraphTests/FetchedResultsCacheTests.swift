@@ -175,7 +175,7 @@ private func mergeChangeAndCheck(
     @Test func aDamagedCacheIsRecomputedNotAnError() throws {
         let (cacheDirectory, cacheName, stack, first) = try stackWithWrittenCache("damaged", items: 20)
         defer { withExtendedLifetime(cacheDirectory) {} }
-        let url = FetchedResultsCache.fileURL(forName: cacheName)
+        let url = FetchedResultsCache.fileURL(forName: cacheName, in: cacheDirectory.url)
         let data = try Data(contentsOf: url)
         try data.prefix(data.count - 7).write(to: url)
         try expectRecomputed(cacheName, in: stack.context(), first)
@@ -230,7 +230,7 @@ extension FetchedResultsCacheTests {
     @Test func aDamagedBodyIsFetchedAgainAndTheCacheRewritten() throws {
         let (cacheDirectory, cacheName, stack, first) = try stackWithWrittenCache("body", items: Self.largeCount)
         defer { withExtendedLifetime(cacheDirectory) {} }
-        let url = FetchedResultsCache.fileURL(forName: cacheName)
+        let url = FetchedResultsCache.fileURL(forName: cacheName, in: cacheDirectory.url)
         var bytes = [UInt8](try Data(contentsOf: url))
         bytes[bytes.count - 3] ^= 0x5A
         try Data(bytes).write(to: url)
@@ -259,7 +259,7 @@ extension FetchedResultsCacheTests {
     @Test func aDamagedHeadIsNotUsed() throws {
         let (cacheDirectory, cacheName, stack, first) = try stackWithWrittenCache("head", items: Self.largeCount)
         defer { withExtendedLifetime(cacheDirectory) {} }
-        let url = FetchedResultsCache.fileURL(forName: cacheName)
+        let url = FetchedResultsCache.fileURL(forName: cacheName, in: cacheDirectory.url)
         let original = [UInt8](try Data(contentsOf: url))
         let context = stack.context()
         var random = SeededRandom(seed: 0xCAC4E)
@@ -281,7 +281,7 @@ extension FetchedResultsCacheTests {
         let (cacheDirectory, cacheName, stack, first) = try stackWithWrittenCache("claims", items: Self.largeCount)
         defer { withExtendedLifetime(cacheDirectory) {} }
         func required<Value>(_ value: Value?) throws -> Value { try #require(value) }
-        let url = FetchedResultsCache.fileURL(forName: cacheName)
+        let url = FetchedResultsCache.fileURL(forName: cacheName, in: cacheDirectory.url)
         let file = [UInt8](try Data(contentsOf: url))
         var preamble = CacheReader(data: Data(file))
         _ = preamble.string()

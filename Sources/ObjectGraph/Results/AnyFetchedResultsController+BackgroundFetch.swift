@@ -12,10 +12,11 @@ extension AnyFetchedResultsController {
     /// ``fetchRequest`` while a background fetch runs does not affect it or the results being shown.
     ///
     /// The store (for a child context, the parent, on the parent's queue) is read on another thread when the
-    /// request has a ``FetchRequest/fetchBatchSize`` and no limit or offset, its sort and section keys are
-    /// stored attributes, and the controller has no ``cacheName``; otherwise the results
-    /// are fetched as ``performFetch()`` fetches them, on the context's queue, and `completion` still runs
-    /// later. Core Data has no such call for its controller: its asynchronous fetch request fills a
+    /// request has a ``FetchRequest/fetchBatchSize`` and no limit or offset, and its sort and section keys are
+    /// stored attributes; otherwise the results are fetched as ``performFetch()`` fetches them, on the
+    /// context's queue, and `completion` still runs later. With a ``cacheName``, a current section cache is
+    /// read as ``performFetch()`` reads it (at once, on the queue); otherwise the results read on the other
+    /// thread are written to the cache there, under the same rules as ``performFetch()``'s. Core Data has no such call for its controller: its asynchronous fetch request fills a
     /// context, not a controller.
     ///
     /// A later ``performFetch()`` or `performFetchInBackground(completion:)` cancels a background fetch still
@@ -152,8 +153,7 @@ extension AnyFetchedResultsController {
     private func backgroundFetchPlan() -> (BackgroundFetchPlan, PlacingRules, pending: [ManagedObject])? {
         let request = fetchRequest
         let context = managedObjectContext
-        guard !request.sortCriteria.isEmpty, cacheName == nil,
-            request.fetchBatchSize > 0, request.fetchLimit <= 0, request.fetchOffset <= 0,
+        guard !request.sortCriteria.isEmpty, request.fetchBatchSize > 0, request.fetchLimit <= 0, request.fetchOffset <= 0,
             let coordinator = context.persistentStoreCoordinator,
             let entity = coordinator.managedObjectModel.entity(named: request.entityName),
             var source = try? context.objectSource()
@@ -168,10 +168,13 @@ extension AnyFetchedResultsController {
         let rules = PlacingRules(request: request, sectionNaming: sectionNaming, entity: entity, model: model,
             coordinator: coordinator)
         guard keysAreStoredAttributes(model: model, among: rules.trackedEntityNames) else { return nil }
+        // A current section cache is read at once, with no query, by the fetch on the queue.
+        let cache = usableSectionCache(for: request, trackedEntityNames: rules.trackedEntityNames, model: model)
+        if let cache, cache.isCurrent() { return nil }
         let pending = Array(pendingTrackedObjects(among: rules.trackedEntityNames))
         let plan = BackgroundFetchPlan(source: source, entity: entity, model: model, request: request,
             keys: request.sortCriteria.map(\.key) + (sectionNaming?.keys ?? []), sectionNaming: sectionNaming,
-            ordering: rules.ordering, leftOut: Set(pending.map(\.objectID)), hooks: backgroundFetchHooks)
+            ordering: rules.ordering, leftOut: Set(pending.map(\.objectID)), cache: cache, hooks: backgroundFetchHooks)
         return (plan, rules, pending)
     }
 }

@@ -67,7 +67,7 @@ extension AnyFetchedResultsController {
             writeCache()
         } catch {
             // Nothing better to show than what was shown: the head, until the next fetch.
-            if let cacheName { AnyFetchedResultsController.deleteCache(withName: cacheName) }
+            if let cacheName { AnyFetchedResultsController.deleteCache(withName: cacheName, in: cacheDirectory) }
             indexStorage = ResultsIndex(sorted: head)
             runs = SectionRuns(of: head)
             placedOrdersStorage = nil

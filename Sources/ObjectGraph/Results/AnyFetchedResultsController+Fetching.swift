@@ -5,7 +5,9 @@ extension AnyFetchedResultsController {
     ///
     /// With a ``cacheName`` the controller first looks for its section cache: when the cache was written
     /// for the same request, section naming, model version and store contents, the results come from it
-    /// without a query; otherwise they are fetched and the cache is rewritten. With a
+    /// without a query; otherwise they are fetched and the cache is rewritten (unless another context saved
+    /// to the stores while they were read). The cache holds the stores' rows, so it is neither read nor
+    /// written for a child context or a context with unsaved changes to the fetched entities. With a
     /// ``FetchRequest/fetchBatchSize`` the fetch reads only IDs, sort keys and section keys (when these are
     /// stored attributes), and objects are loaded a batch at a time when first asked for; when nothing tracks
     /// the controller, it reads and keeps only the IDs and section runs, streamed from the store (see
@@ -61,9 +63,7 @@ extension AnyFetchedResultsController {
 
         pendingCachedResults = nil
         untrackedResults = nil
-        // Fetched (not cached) results, in order: the section cache is written from them.
-        var placed: [ResultsEntry]?
-        let cache = cacheName.map { FetchedResultsCache(name: $0, controller: self, model: model) }
+        let cache = usableSectionCache(for: fetchRequest, trackedEntityNames: trackedEntityNames, model: model)
         if let cached = cache?.load(into: &names, namespaces: &namespaces) {
             // The first screen needs the runs and the first entries; the rest is read on another thread
             // and joins the results when something first needs them (see `settleCachedResults()`).
@@ -81,10 +81,12 @@ extension AnyFetchedResultsController {
             try fetchUntracked(entity: entity, model: model)
             resultsCameFromCache = false
         } else {
-            placed = try placeFetchedEntries(try fetchEntries(entity: entity, model: model))
+            // Fetched results, in order, are written to the section cache (unless a save came in meanwhile).
+            let stamp = cache?.fingerprintBeforeReading()
+            let placed = try placeFetchedEntries(try fetchEntries(entity: entity, model: model))
             resultsCameFromCache = false
+            cache?.store(placed, names: names, namespaces: namespaces, readAt: stamp)
         }
-        if let placed, let cache { cache.store(placed, names: names, namespaces: namespaces) }
     }
 
     /// The results as the store and the context's unsaved changes give them (not from the cache).

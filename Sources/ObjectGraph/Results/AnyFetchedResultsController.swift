@@ -30,6 +30,11 @@ open class AnyFetchedResultsController {
     public let sectionNaming: SectionNaming?
     /// The name of the controller's persistent section cache, or nil for none. See ``performFetch()``.
     public let cacheName: String?
+    /// Where this controller keeps its section cache: the process-wide
+    /// ``AnyFetchedResultsController/cacheDirectory`` as it was when the controller was created, unless set.
+    /// (Core Data keeps every cache in the app's caches folder; a program that opens several stores, or tests
+    /// that run side by side, may want their own.)
+    public var cacheDirectory: URL
     /// Receives change batches. Without a delegate the results stay as fetched (Core Data's rule); a
     /// delegate whose ``FetchedResultsControllerDelegate/tracksChanges`` is false does not turn tracking on.
     ///
@@ -181,6 +186,7 @@ open class AnyFetchedResultsController {
         self.managedObjectContext = managedObjectContext
         self.sectionNaming = sectionNaming
         self.cacheName = cacheName
+        self.cacheDirectory = AnyFetchedResultsController.cacheDirectory
         self.ordering = RowOrdering(criteria: fetchRequest.sortCriteria)
         self.indexStorage = ResultsIndex()
     }

@@ -25,8 +25,8 @@ struct PlacingRules: Sendable {
     }
 }
 
-/// Calls a background fetch makes on its thread: before it reads the store and after it built its results.
-/// For tests, which change the context at those moments.
+/// Calls a background fetch makes on its thread: before it reads the store, and after it built its results
+/// (before it writes them to a section cache). For tests, which change the context at those moments.
 struct BackgroundFetchHooks: Sendable {
     var willRead: @Sendable () -> Void = {}
     var didRead: @Sendable () -> Void = {}
@@ -57,6 +57,8 @@ struct BackgroundFetchPlan: Sendable {
     let ordering: RowOrdering
     /// Objects with unsaved changes in the context: their rows are left out (they are placed from memory).
     let leftOut: Set<ManagedObjectID>
+    /// The section cache the results are written to, when the controller has one it may use.
+    let cache: FetchedResultsCache?
     /// Called on the fetching thread (tests use them to change the context at chosen moments).
     let hooks: BackgroundFetchHooks?
 
@@ -64,12 +66,14 @@ struct BackgroundFetchPlan: Sendable {
     private static let rowsPerCancellationCheck = 4096
 
     /// Reads the rows and builds the results: entries, their order, the sections (checked to be
-    /// contiguous), the index and the order lookup.
+    /// contiguous), the index and the order lookup; then writes them to the section cache, if any.
     ///
     /// - Throws: ``ObjectGraphError/fetchCancelled`` once `ticket` is cancelled, or the fetch's error.
     func run(_ ticket: FetchTicket) throws(ObjectGraphError) -> BackgroundFetchResults {
+        let stamp = cache?.fingerprintBeforeReading()
         hooks?.willRead()
-        defer { hooks?.didRead() }
+        var hasCalledDidRead = false
+        defer { if !hasCalledDidRead { hooks?.didRead() } }
         var names = SectionNames()
         var namespaces = IDNamespaces()
         var entries: [ResultsEntry] = []
@@ -93,6 +97,9 @@ struct BackgroundFetchPlan: Sendable {
             entries.sort { RowOrdering.compare($0.order, $1.order) < 0 }
         }
         try AnyFetchedResultsController.checkSectionsAreContiguous(entries, names: names)
+        hooks?.didRead()
+        hasCalledDidRead = true
+        cache?.store(entries, names: names, namespaces: namespaces, readAt: stamp)
         return BackgroundFetchResults(index: ResultsIndex(sorted: entries), runs: SectionRuns(of: entries), names: names,
             namespaces: namespaces, placedOrders: PlacedOrders(placing: entries, count: entries.count),
             temporaryIDs: temporaryIDs)

@@ -71,27 +71,62 @@ private struct CacheEntryTables: Sendable {
     }
 }
 
+/// Where a cache file's head and body are, and their checksums: its preamble.
+private struct CacheFileLayout {
+    let headOffset: UInt64
+    let headLength: Int64
+    let bodyLength: Int64
+    let headSum: Int64
+    let bodySum: Int64
+
+    /// The layout of the file `handle` reads; nil when it is not a cache of this format, or its lengths do not
+    /// add up to the file's size.
+    init?(reading handle: FileHandle) {
+        guard let size = try? handle.seekToEnd(), (try? handle.seek(toOffset: 0)) != nil,
+            let start = try? handle.read(upToCount: 256)
+        else { return nil }
+        var preamble = CacheReader(data: start)
+        guard preamble.string() == FetchedResultsCache.formatVersion, let headLength = preamble.integer(),
+            let bodyLength = preamble.integer(), let headSum = preamble.integer(), let bodySum = preamble.integer(),
+            headLength >= 0, bodyLength >= 0, headLength <= Int64(size), bodyLength <= Int64(size)
+        else { return nil }
+        headOffset = UInt64(start.count - preamble.remaining)
+        guard size == headOffset + UInt64(headLength) + UInt64(bodyLength) else { return nil }
+        (self.headLength, self.bodyLength, self.headSum, self.bodySum) = (headLength, bodyLength, headSum, bodySum)
+    }
+
+    /// The file's head, when it matches its checksum.
+    func head(from handle: FileHandle) -> Data? {
+        guard (try? handle.seek(toOffset: headOffset)) != nil,
+            let data = try? handle.read(upToCount: Int(headLength)), data.count == Int(headLength),
+            CacheChecksum.of(data) == UInt64(bitPattern: headSum)
+        else { return nil }
+        return data
+    }
+}
+
 extension FetchedResultsCache {
+    /// Whether the cache file was written for the results as they are now (its fingerprint matches), without
+    /// reading its entries.
+    func isCurrent() -> Bool {
+        guard let fingerprint = fingerprint(), let handle = try? FileHandle(forReadingFrom: url) else { return false }
+        defer { try? handle.close() }
+        guard let layout = CacheFileLayout(reading: handle), let headData = layout.head(from: handle) else {
+            return false
+        }
+        var head = CacheReader(data: headData)
+        return head.string() == fingerprint
+    }
+
     /// The cached results, with their section names interned into `names` and their IDs' namespaces into
     /// `namespaces`; nil when there is no valid cache. Reads the file's head only; the body is read by a
     /// ``CachedResultsTail``.
     func load(into names: inout SectionNames, namespaces: inout IDNamespaces) -> CachedResults? {
         guard let fingerprint = fingerprint(), let handle = try? FileHandle(forReadingFrom: url) else { return nil }
         defer { try? handle.close() }
-        guard let size = try? handle.seekToEnd(), (try? handle.seek(toOffset: 0)) != nil,
-            let start = try? handle.read(upToCount: 256)
-        else { return nil }
-        var preamble = CacheReader(data: start)
-        guard preamble.string() == Self.formatVersion, let headLength = preamble.integer(),
-            let bodyLength = preamble.integer(), let headSum = preamble.integer(), let bodySum = preamble.integer(),
-            headLength >= 0, bodyLength >= 0, headLength <= Int64(size), bodyLength <= Int64(size)
-        else { return nil }
-        let headOffset = UInt64(start.count - preamble.remaining)
-        guard size == headOffset + UInt64(headLength) + UInt64(bodyLength),
-            (try? handle.seek(toOffset: headOffset)) != nil,
-            let headData = try? handle.read(upToCount: Int(headLength)), headData.count == Int(headLength),
-            CacheChecksum.of(headData) == UInt64(bitPattern: headSum)
-        else { return nil }
+        guard let layout = CacheFileLayout(reading: handle), let headData = layout.head(from: handle) else { return nil }
+        let (headOffset, headLength, bodyLength, bodySum) =
+            (layout.headOffset, layout.headLength, layout.bodyLength, layout.bodySum)
 
         var head = CacheReader(data: headData)
         guard head.string() == fingerprint, let nameCount = head.count(), nameCount <= head.remaining else { return nil }

@@ -9,8 +9,8 @@ import SQLiteStorage
 /// entities, and each store's identity, file size and modification time (Core Data's rule). It is an
 /// optimisation only: a missing, stale or damaged cache is recomputed, never an error.
 ///
-/// Caches live in ``AnyFetchedResultsController/cacheDirectory``, one file per name.
-struct FetchedResultsCache {
+/// Caches live in the controller's ``AnyFetchedResultsController/cacheDirectory``, one file per name.
+struct FetchedResultsCache: Sendable {
     /// Changes whenever the file layout does.
     static let formatVersion = "ObjectGraph fetched-results cache 3"
 
@@ -18,16 +18,20 @@ struct FetchedResultsCache {
     private let header: [String]
     private let stores: [PersistentStore]
 
-    init(name: String, controller: AnyFetchedResultsController, model: ManagedObjectModel) {
-        url = Self.fileURL(forName: name)
-        let request = controller.fetchRequest
-        let hashes = controller.trackedEntityNames.sorted().map { name in
+    /// The cache named `name` in `directory`, for results of `request` sectioned by `sectionNaming`, tracking
+    /// the entities named `trackedEntityNames` of `model`, read from `stores`.
+    init(
+        name: String, directory: URL, request: FetchRequest<ManagedObject>, sectionNaming: SectionNaming?,
+        trackedEntityNames: Set<String>, model: ManagedObjectModel, stores: [PersistentStore]
+    ) {
+        url = Self.fileURL(forName: name, in: directory)
+        let hashes = trackedEntityNames.sorted().map { name in
             name + "=" + (model.entity(named: name)?.versionHash.base64EncodedString() ?? "?")
         }
-        stores = controller.managedObjectContext.persistentStoreCoordinator?.persistentStores ?? []
+        self.stores = stores
         header = [
             Self.formatVersion, request.description, "subentities=\(request.includesSubentities)",
-            "sections=" + (controller.sectionNaming?.label ?? "-"),
+            "sections=" + (sectionNaming?.label ?? "-"),
         ] + hashes
     }
 
@@ -37,6 +41,14 @@ struct FetchedResultsCache {
         let stamps = stores.map(Self.stamp(of:))
         guard !stores.isEmpty, !stamps.contains(nil) else { return nil }
         return (header + stamps.compactMap { $0 }).joined(separator: "\n")
+    }
+
+    /// The fingerprint to compare with the one taken after results are read from the stores (see
+    /// ``store(_:names:namespaces:readAt:)``): a save in between changes the stores' files, and results
+    /// read across it must not be cached as theirs.
+    func fingerprintBeforeReading() -> String? {
+        checkpointStores()
+        return fingerprint()
     }
 
     /// Moves everything from each SQLite store's write-ahead log into its main file, so that the file
@@ -69,13 +81,13 @@ struct FetchedResultsCache {
         return "store=\(store.identifier) " + parts.joined(separator: " ")
     }
 
-    /// The cache file for `name`.
-    static func fileURL(forName name: String) -> URL {
+    /// The cache file for `name` in `directory`.
+    static func fileURL(forName name: String, in directory: URL) -> URL {
         let safe = name.unicodeScalars.map { scalar -> String in
             CharacterSet.alphanumerics.contains(scalar) || "-_.".unicodeScalars.contains(scalar)
                 ? String(scalar) : String(format: "%%%02X", scalar.value)
         }.joined()
-        return AnyFetchedResultsController.cacheDirectory.appendingPathComponent(safe + ".frcache")
+        return directory.appendingPathComponent(safe + ".frcache")
     }
 
     /// Entries written in the cache's head, read before ``AnyFetchedResultsController/performFetch()``
@@ -83,14 +95,18 @@ struct FetchedResultsCache {
     static let headEntryCount = 1_024
 
     /// Writes `entries` (in order) to the cache file, atomically; results holding unsaved objects are not
-    /// cached (their IDs are temporary).
+    /// cached (their IDs are temporary). With `readAt`, the fingerprint taken before the entries were read
+    /// from the stores: when the stores changed since (another context saved meanwhile), the entries may
+    /// miss that save, and the cache is removed instead.
     ///
     /// Layout: the format version; the head's and the body's lengths and checksums; the head (fingerprint,
     /// section names, entity and store tables, entry count, section runs, the first ``headEntryCount``
     /// entries); the body (the other entries).
-    func store(_ entries: [ResultsEntry], names: SectionNames, namespaces: IDNamespaces) {
+    func store(_ entries: [ResultsEntry], names: SectionNames, namespaces: IDNamespaces, readAt: String? = nil) {
         checkpointStores()
-        guard let fingerprint = fingerprint(), !entries.contains(where: { namespaces.isTemporary($0.placed) }) else {
+        guard let fingerprint = fingerprint(), readAt == nil || readAt == fingerprint,
+            !entries.contains(where: { namespaces.isTemporary($0.placed) })
+        else {
             try? FileManager.default.removeItem(at: url)
             return
         }
@@ -168,13 +184,15 @@ extension AnyFetchedResultsController {
     }
 
     /// Deletes the section cache named `name`, or every cache when `name` is nil (Core Data's
-    /// `deleteCache(withName:)`). Do this before changing a cached controller's request.
-    public static func deleteCache(withName name: String?) {
+    /// `deleteCache(withName:)`), in `directory` (by default the process-wide one). Do this before changing a
+    /// cached controller's request.
+    public static func deleteCache(
+        withName name: String?, in directory: URL = AnyFetchedResultsController.cacheDirectory
+    ) {
         if let name {
-            try? FileManager.default.removeItem(at: FetchedResultsCache.fileURL(forName: name))
+            try? FileManager.default.removeItem(at: FetchedResultsCache.fileURL(forName: name, in: directory))
             return
         }
-        let directory = cacheDirectory
         let files = (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)) ?? []
         for file in files where file.pathExtension == "frcache" { try? FileManager.default.removeItem(at: file) }
     }
@@ -184,11 +202,26 @@ extension AnyFetchedResultsController {
     /// store (its context merged every save), for example when the app quits; a controller whose context
     /// has unsaved changes does not write.
     public func writeCache() {
-        guard let cacheName, hasFetched, cacheIsStale, !managedObjectContext.hasChanges,
-            let model = managedObjectContext.persistentStoreCoordinator?.managedObjectModel
+        guard hasFetched, cacheIsStale, !managedObjectContext.hasChanges,
+            let model = managedObjectContext.persistentStoreCoordinator?.managedObjectModel,
+            let cache = usableSectionCache(for: placedRequest, trackedEntityNames: trackedEntityNames, model: model)
         else { return }
-        FetchedResultsCache(name: cacheName, controller: self, model: model).store(index.allEntries, names: names,
-            namespaces: namespaces)
+        cache.store(index.allEntries, names: names, namespaces: namespaces)
         cacheIsStale = false
+    }
+
+    /// The section cache to read and write for results of `request`, or nil: the controller has no cache name,
+    /// or a cache would not hold the context's results. A child context's results are its parent's state,
+    /// unsaved changes included, and a context's own unsaved changes to the tracked entities are part of its
+    /// results; a cache holds the stores' rows only.
+    func usableSectionCache(
+        for request: FetchRequest<ManagedObject>, trackedEntityNames: Set<String>, model: ManagedObjectModel
+    ) -> FetchedResultsCache? {
+        guard let cacheName, managedObjectContext.parent == nil,
+            pendingTrackedObjects(among: trackedEntityNames).isEmpty
+        else { return nil }
+        return FetchedResultsCache(name: cacheName, directory: cacheDirectory, request: request,
+            sectionNaming: sectionNaming, trackedEntityNames: trackedEntityNames, model: model,
+            stores: managedObjectContext.persistentStoreCoordinator?.persistentStores ?? [])
     }
 }

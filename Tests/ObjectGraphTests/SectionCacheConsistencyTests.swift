@@ -1,0 +1,165 @@
+import Foundation
+import Testing
+@testable import ObjectGraph
+
+/// When a section cache may be read and written: only results that are the stores' rows as of the cache's
+/// fingerprint. Each test keeps its caches in a directory of its own (the controller's `cacheDirectory`), so
+/// these run beside the serialized suite that changes the process-wide one.
+@Suite struct SectionCacheConsistencyTests {
+    private static let cacheName = "items"
+
+    /// A controller on `context` over the seeded items, sectioned by group, with the section cache ``cacheName``
+    /// kept in `directory`.
+    private static func cachedController(_ context: ManagedObjectContext, in directory: TemporaryDirectory)
+        -> FetchedResultsController<ManagedObject>
+    {
+        let controller = FetchedResultsController(fetchRequest: itemRequest(batchSize: 8), managedObjectContext: context,
+            sectionNameKeyPath: "group", cacheName: cacheName)
+        controller.cacheDirectory = directory.url
+        return controller
+    }
+
+    /// The results of a fresh controller without a cache on `context`.
+    private static func uncachedResults(in context: ManagedObjectContext) throws -> [[ManagedObjectID]] {
+        try context.performAndWait {
+            let oracle = FetchedResultsController(fetchRequest: itemRequest(), managedObjectContext: context,
+                sectionNameKeyPath: "group")
+            try oracle.performFetch()
+            return oracle.sectionedIDs
+        }
+    }
+
+    private static func cacheFile(in directory: TemporaryDirectory) -> URL {
+        FetchedResultsCache.fileURL(forName: cacheName, in: directory.url)
+    }
+
+    /// Fetches a new cached controller on a new context of `stack` and returns whether its results came from
+    /// the cache, and what they are.
+    private static func fetchWithCache(_ stack: TestStack, in directory: TemporaryDirectory) throws
+        -> (fromCache: Bool, results: [[ManagedObjectID]])
+    {
+        let context = stack.context(name: "reader")
+        return try context.performAndWait {
+            let controller = cachedController(context, in: directory)
+            try controller.performFetch()
+            return (controller.resultsCameFromCache, controller.sectionedIDs)
+        }
+    }
+
+    @Test func aBackgroundFetchWritesTheCacheThatTheNextFetchReadsAtOnce() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(.sqlite)
+        try seedItems(stack, count: FetchedResultsCache.headEntryCount + 500)
+        let view = stack.context(name: "view")
+        let first = Self.cachedController(view, in: directory)
+        try BackgroundFetchTests.fetchInBackground(first).get()
+        let expected = try Self.uncachedResults(in: view)
+        view.performAndWait {
+            #expect(first.lastFetchRanInBackground)
+            #expect(!first.resultsCameFromCache)
+            #expect(first.sectionedIDs == expected)
+        }
+        #expect(FileManager.default.fileExists(atPath: Self.cacheFile(in: directory).path))
+
+        // A current cache is read on the queue, at once, instead of querying on another thread.
+        let other = stack.context(name: "other")
+        let second = Self.cachedController(other, in: directory)
+        try BackgroundFetchTests.fetchInBackground(second).get()
+        other.performAndWait {
+            #expect(!second.lastFetchRanInBackground)
+            #expect(second.resultsCameFromCache)
+            #expect(second.sectionedIDs == expected)
+        }
+    }
+
+    @Test func resultsReadBeforeAnotherContextSavedAreNotCached() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(.sqlite)
+        try seedItems(stack, count: 40)
+        let view = stack.context(name: "view")
+        let controller = Self.cachedController(view, in: directory)
+        let writer = stack.context(name: "writer")
+        // Another context saves once the rows are read, before the cache would be written.
+        view.performAndWait {
+            controller.backgroundFetchHooks = BackgroundFetchHooks(didRead: {
+                writer.performAndWait {
+                    guard let item = try? writer.insertNewObject(forEntityName: "Item") else { return }
+                    item["group"] = "A"
+                    item["rank"] = Int64(-1)
+                    #expect(throws: Never.self) { try writer.save() }
+                }
+            })
+        }
+        try BackgroundFetchTests.fetchInBackground(controller).get()
+        view.performAndWait { #expect(controller.numberOfFetchedObjects == 40) }
+        #expect(!FileManager.default.fileExists(atPath: Self.cacheFile(in: directory).path))
+
+        // So the next fetch reads the stores, with the new item, and caches that.
+        let next = try Self.fetchWithCache(stack, in: directory)
+        #expect(!next.fromCache)
+        #expect(next.results.joined().count == 41)
+        let after = try Self.fetchWithCache(stack, in: directory)
+        #expect(after.fromCache)
+        #expect(after.results == next.results)
+    }
+
+    @Test func aContextWithUnsavedChangesNeitherReadsNorWritesTheCache() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(.sqlite)
+        try seedItems(stack, count: 20)
+        let saved = try Self.fetchWithCache(stack, in: directory)
+        let cachedBytes = try Data(contentsOf: Self.cacheFile(in: directory))
+
+        let editor = stack.context(name: "editor")
+        try editor.performAndWait {
+            let items = try editor.fetch(itemRequest())
+            items[0]["rank"] = Int64(1_000)  // moves the first item to the end of its group
+            editor.delete(items[1])
+            let item = try editor.insertNewObject(forEntityName: "Item")
+            item["group"] = "B"
+            item["rank"] = Int64(-5)
+        }
+        let expected = try Self.uncachedResults(in: editor)
+        try editor.performAndWait {
+            let controller = Self.cachedController(editor, in: directory)
+            try controller.performFetch()
+            #expect(!controller.resultsCameFromCache)
+            #expect(controller.sectionedIDs == expected)
+            #expect(controller.sectionedIDs != saved.results)
+        }
+        #expect(try Data(contentsOf: Self.cacheFile(in: directory)) == cachedBytes)
+
+        // Once the changes are rolled back, the context's results are the stores' again: the cache serves.
+        try editor.performAndWait {
+            editor.rollback()
+            let controller = Self.cachedController(editor, in: directory)
+            try controller.performFetch()
+            #expect(controller.resultsCameFromCache)
+            #expect(controller.sectionedIDs == saved.results)
+        }
+    }
+
+    @Test func aChildContextDoesNotUseTheCache() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(.sqlite)
+        try seedItems(stack, count: 20)
+        let saved = try Self.fetchWithCache(stack, in: directory)
+        let parent = stack.context(name: "parent")
+        try parent.performAndWait {
+            let item = try parent.insertNewObject(forEntityName: "Item")
+            item["group"] = "C"
+            item["rank"] = Int64(3)
+        }
+        let child = ManagedObjectContext(concurrencyType: .privateQueue)
+        child.parent = parent
+        let expected = try Self.uncachedResults(in: child)
+        #expect(expected.joined().count == 21)
+        try child.performAndWait {
+            let controller = Self.cachedController(child, in: directory)
+            try controller.performFetch()
+            #expect(!controller.resultsCameFromCache)
+            #expect(controller.sectionedIDs == expected)
+        }
+        #expect(try Self.fetchWithCache(stack, in: directory) == (true, saved.results))
+    }
+}
