@@ -28,15 +28,21 @@ public final class PeopleApp {
         /// showing its people until the new ones are read. It does both after a filter fetch that took longer
         /// than a tenth of a second, too. Changing the sort of such a list also fetches on another thread.
         public var filterWaitsFromPeople: Int
+        /// Where the list keeps its section caches, so that a launch on an unchanged store shows a long list at
+        /// once; nil for none (see ``PeopleListViewController/init(context:timeSource:flashDuration:sectionCacheDirectory:)``).
+        public var sectionCacheDirectory: URL?
 
         /// How long typing must pause before a slow filter fetches.
         public static let filterTypingPause = Duration.milliseconds(200)
 
-        /// Creates options; by default nothing is imported at launch and batches hold 500 people.
+        /// Creates options; by default nothing is imported at launch, batches hold 500 people and nothing is
+        /// cached.
         public init(
             generate: Int = 0, batchSize: Int = 500, importOnKey: Int = 10_000, seed: UInt64 = 1,
-            flashDuration: Duration = .seconds(1), filterWaitsFromPeople: Int = 50_000
+            flashDuration: Duration = .seconds(1), filterWaitsFromPeople: Int = 50_000,
+            sectionCacheDirectory: URL? = nil
         ) {
+            self.sectionCacheDirectory = sectionCacheDirectory
             self.generate = generate
             self.batchSize = batchSize
             self.importOnKey = importOnKey
@@ -132,7 +138,7 @@ public final class PeopleApp {
         self.timeSource = timeSource
         self.options = options
         list = PeopleListViewController(context: stack.viewContext, timeSource: timeSource,
-            flashDuration: options.flashDuration)
+            flashDuration: options.flashDuration, sectionCacheDirectory: options.sectionCacheDirectory)
         list.tableView.configuration.usesColors = screen.supportsColors
         list.onChange = { [weak self] in self?.needsDisplay = true }
         Self.installUndoManager(on: stack.viewContext)

@@ -18,7 +18,7 @@ extension PeopleListViewController {
         let selected = selectedPerson
         refetchCount += 1
         let controller: FetchedResultsController<Person>
-        if mode == sectionMode {
+        if reusesController(for: filter, mode: mode) {
             pendingController = nil
             controller = resultsController
             controller.fetchRequest.predicate = filter.predicate

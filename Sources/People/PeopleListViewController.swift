@@ -31,12 +31,20 @@ public final class PeopleListViewController {
 
     let timeSource: any TimeSource
     let context: ManagedObjectContext
+    /// Where the list keeps its controllers' section caches; nil for none.
+    let sectionCacheDirectory: URL?
     private var updateStarted: ContinuousClock.Instant?
 
-    /// Creates the list on `context` (a main-queue context).
-    public init(context: ManagedObjectContext, timeSource: any TimeSource, flashDuration: Duration = .seconds(1)) {
+    /// Creates the list on `context` (a main-queue context). With `sectionCacheDirectory`, the unfiltered list
+    /// of each section mode keeps a section cache there (see ``AnyFetchedResultsController/cacheName``), so a
+    /// launch on an unchanged store shows a long list at once instead of reading it.
+    public init(
+        context: ManagedObjectContext, timeSource: any TimeSource, flashDuration: Duration = .seconds(1),
+        sectionCacheDirectory: URL? = nil
+    ) {
         self.timeSource = timeSource
         self.context = context
+        self.sectionCacheDirectory = sectionCacheDirectory
         var configuration = TableView.Configuration()
         configuration.flashDuration = flashDuration
         tableView = TableView(
@@ -48,9 +56,8 @@ public final class PeopleListViewController {
                 TableColumn("Age", width: .fixed(3), alignment: .trailing),
             ],
             timeSource: timeSource)
-        resultsController = FetchedResultsController(
-            fetchRequest: PeopleModel.listRequest(), managedObjectContext: context,
-            sectionNaming: PeopleSectionMode.lastNameInitial.sectionNaming)
+        resultsController = Self.makeController(filter: .none, mode: .lastNameInitial, context: context,
+            sectionCacheDirectory: sectionCacheDirectory)
     }
 
     /// Fetches the people and shows them.
@@ -84,7 +91,7 @@ public final class PeopleListViewController {
         // (Fetching now cancels a background fetch of the same controller; one of a new one is dropped.)
         pendingController = nil
         backgroundTarget = nil
-        if mode == sectionMode {
+        if reusesController(for: filter, mode: mode) {
             // Same sections: re-create the request of the controller in place.
             let previous = resultsController.fetchRequest
             resultsController.fetchRequest.predicate = filter.predicate
@@ -114,11 +121,40 @@ public final class PeopleListViewController {
 
     /// A controller for the list sorted and sectioned by `mode`, showing the people `filter` matches.
     func makeController(filter: PeopleFilter, mode: PeopleSectionMode) -> FetchedResultsController<Person> {
+        Self.makeController(filter: filter, mode: mode, context: context, sectionCacheDirectory: sectionCacheDirectory)
+    }
+
+    private static func makeController(
+        filter: PeopleFilter, mode: PeopleSectionMode, context: ManagedObjectContext, sectionCacheDirectory: URL?
+    ) -> FetchedResultsController<Person> {
         var request = FetchRequest<Person>(entityName: PeopleModel.entityName, sortCriteria: mode.sortCriteria)
         request.predicate = filter.predicate
         request.fetchBatchSize = PeopleModel.listBatchSize
-        return FetchedResultsController(
-            fetchRequest: request, managedObjectContext: context, sectionNaming: mode.sectionNaming)
+        let controller = FetchedResultsController(
+            fetchRequest: request, managedObjectContext: context, sectionNaming: mode.sectionNaming,
+            cacheName: sectionCacheName(filter: filter, mode: mode, context: context,
+                directory: sectionCacheDirectory))
+        if let sectionCacheDirectory { controller.cacheDirectory = sectionCacheDirectory }
+        return controller
+    }
+
+    /// The section cache of the list sorted by `mode` and filtered by `filter`: only the unfiltered lists are
+    /// cached (one cache per store and mode), since a cache is rewritten whenever its request changes.
+    private static func sectionCacheName(
+        filter: PeopleFilter, mode: PeopleSectionMode, context: ManagedObjectContext, directory: URL?
+    ) -> String? {
+        guard directory != nil, filter.predicate == nil,
+            let store = context.persistentStoreCoordinator?.persistentStores.first?.url
+        else { return nil }
+        return "list-\(mode.rawValue)-" + store.standardizedFileURL.path
+    }
+
+    /// Whether the shown controller can be fetched again for `filter` and `mode` (a new request in place):
+    /// the same sections and the same section cache, if any.
+    func reusesController(for filter: PeopleFilter, mode: PeopleSectionMode) -> Bool {
+        mode == sectionMode
+            && resultsController.cacheName
+                == Self.sectionCacheName(filter: filter, mode: mode, context: context, directory: sectionCacheDirectory)
     }
 
     /// Reloads the table from the controller's new results and puts the cursor back on `selected` when it is

@@ -98,6 +98,21 @@ public final class PeopleStack: Sendable {
         return base.appendingPathComponent("people", isDirectory: true).appendingPathComponent("people.sqlite")
     }
 
+    /// Where `people browse` keeps the list's section caches: `$XDG_CACHE_HOME/people`, else `~/.cache/people`.
+    public static func defaultSectionCacheDirectory(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> URL {
+        let base: URL
+        if let cache = environment["XDG_CACHE_HOME"], !cache.isEmpty {
+            base = URL(fileURLWithPath: cache, isDirectory: true)
+        } else {
+            let home = environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
+                ?? FileManager.default.homeDirectoryForCurrentUser
+            base = home.appendingPathComponent(".cache", isDirectory: true)
+        }
+        return base.appendingPathComponent("people", isDirectory: true)
+    }
+
     /// Fills an empty store with the sample people shipped in `Resources/`, in the view context, and commits
     /// them; does nothing otherwise. Call it before the user interface records undo steps.
     ///

@@ -36,6 +36,10 @@ struct BrowseCommand: ParsableCommand {
     @Option(name: .customLong("flash-duration"), help: "Seconds changed rows stay highlighted.")
     var flashDuration: Double = 1
 
+    @Flag(name: .customLong("no-section-cache"),
+        help: "Read the list from the store at launch, not from its section cache ($XDG_CACHE_HOME/people, else ~/.cache/people).")
+    var noSectionCache = false
+
     @Option(name: .customLong("crash-after-launch"), help: .hidden)
     var crashAfterLaunch: String?
 
@@ -50,7 +54,8 @@ struct BrowseCommand: ParsableCommand {
     func run() throws {
         let options = PeopleApp.Options(
             generate: generate, batchSize: batchSize, seed: seed,
-            flashDuration: .milliseconds(Int64((flashDuration * 1000).rounded())))
+            flashDuration: .milliseconds(Int64((flashDuration * 1000).rounded())),
+            sectionCacheDirectory: noSectionCache ? nil : PeopleStack.defaultSectionCacheDirectory())
         let storeURL = storeOption.url
         let crash = crashAfterLaunch
         let kind = stackOption.stack

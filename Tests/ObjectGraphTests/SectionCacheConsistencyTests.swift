@@ -52,7 +52,11 @@ import Testing
         try seedItems(stack, count: FetchedResultsCache.headEntryCount + 500)
         let view = stack.context(name: "view")
         let first = Self.cachedController(view, in: directory)
+        let written = DispatchSemaphore(value: 0)
+        view.performAndWait { first.backgroundFetchHooks = BackgroundFetchHooks(didWriteCache: { written.signal() }) }
         try BackgroundFetchTests.fetchInBackground(first).get()
+        // (The cache is written while the results are put in place.)
+        #expect(written.wait(timeout: .now() + 60) == .success)
         let expected = try Self.uncachedResults(in: view)
         view.performAndWait {
             #expect(first.lastFetchRanInBackground)
@@ -90,7 +94,10 @@ import Testing
                 }
             })
         }
+        let written = DispatchSemaphore(value: 0)
+        view.performAndWait { controller.backgroundFetchHooks?.didWriteCache = { written.signal() } }
         try BackgroundFetchTests.fetchInBackground(controller).get()
+        #expect(written.wait(timeout: .now() + 60) == .success)
         view.performAndWait { #expect(controller.numberOfFetchedObjects == 40) }
         #expect(!FileManager.default.fileExists(atPath: Self.cacheFile(in: directory).path))
 

@@ -39,6 +39,9 @@ final class PeopleRun {
             printf '\\n%s status=%s %s\\n' \(Self.endMarker) "$status" "$modes"
             """
         let command = ["/bin/sh", "-c", script, "sh", people.path] + (addsStore ? ["--store", store.path] : []) + arguments
+        // Section caches go to the run's folder, not the user's.
+        let environment = ["XDG_CACHE_HOME": directory.appendingPathComponent("cache").path]
+            .merging(environment) { _, given in given }
         session = try TmuxSession(command: command, width: width, height: height, environment: environment)
     }
 

@@ -52,6 +52,11 @@ extension AnyFetchedResultsController {
         DispatchQueue.global(qos: .userInitiated).async {
             let outcome = Result { () throws(ObjectGraphError) in try plan.run(ticket) }
             context.perform { controller.value.install(outcome, ticket: ticket) }
+            // The section cache is written meanwhile: a million results take most of a second to write.
+            if case .success(let results) = outcome, let write = results.cacheWrite {
+                write.perform()
+                plan.hooks?.didWriteCache()
+            }
         }
     }
 

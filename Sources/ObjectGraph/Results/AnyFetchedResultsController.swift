@@ -174,8 +174,9 @@ open class AnyFetchedResultsController {
     /// Whether a change went by while nothing tracked the (keyed) results: until the next fetch, a changed
     /// object's keys are then always compared with its place, since they may have changed unseen.
     var missedChanges = false
-    /// Whether the last ``performFetch()`` took its results from the section cache.
-    var resultsCameFromCache = false
+    /// Whether the last fetch took its results from the section cache (see ``cacheName``) rather than from a
+    /// query: for a status line, or to check that a cache serves.
+    public internal(set) var resultsCameFromCache = false
 
     init(
         fetchRequest: FetchRequest<ManagedObject>, managedObjectContext: ManagedObjectContext,

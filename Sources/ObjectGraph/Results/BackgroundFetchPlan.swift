@@ -25,11 +25,14 @@ struct PlacingRules: Sendable {
     }
 }
 
-/// Calls a background fetch makes on its thread: before it reads the store, and after it built its results
-/// (before it writes them to a section cache). For tests, which change the context at those moments.
+/// Calls a background fetch makes on its thread: before it reads the store, after it built its results (before
+/// they are put in place or written to a section cache), and after the cache write. For tests, which change the
+/// context at those moments or wait for them.
 struct BackgroundFetchHooks: Sendable {
     var willRead: @Sendable () -> Void = {}
     var didRead: @Sendable () -> Void = {}
+    /// After the results were written to the section cache (or found not to belong there).
+    var didWriteCache: @Sendable () -> Void = {}
 }
 
 /// The results a background fetch builds, ready to be put in place on the context's queue.
@@ -41,6 +44,23 @@ struct BackgroundFetchResults: Sendable {
     let placedOrders: PlacedOrders
     /// The results under temporary IDs (a parent context's unsaved objects): they get new IDs when saved.
     let temporaryIDs: [ManagedObjectID]
+    /// The section cache to write from the results, if the controller keeps one.
+    let cacheWrite: SectionCacheWrite?
+}
+
+/// Results of a background fetch to be written to the controller's section cache: on the fetching thread,
+/// while the results are put in place on the context's queue.
+struct SectionCacheWrite: Sendable {
+    let cache: FetchedResultsCache
+    let entries: [ResultsEntry]
+    let names: SectionNames
+    let namespaces: IDNamespaces
+    /// The stores' fingerprint before the rows were read: a save since then keeps the results out of the cache.
+    let fingerprintBeforeReading: String?
+
+    func perform() {
+        cache.store(entries, names: names, namespaces: namespaces, readAt: fingerprintBeforeReading)
+    }
 }
 
 /// What a background fetch reads and how it turns rows into results: everything it needs, copied on the
@@ -66,14 +86,13 @@ struct BackgroundFetchPlan: Sendable {
     private static let rowsPerCancellationCheck = 4096
 
     /// Reads the rows and builds the results: entries, their order, the sections (checked to be
-    /// contiguous), the index and the order lookup; then writes them to the section cache, if any.
+    /// contiguous), the index and the order lookup, and what to write to the section cache, if any.
     ///
     /// - Throws: ``ObjectGraphError/fetchCancelled`` once `ticket` is cancelled, or the fetch's error.
     func run(_ ticket: FetchTicket) throws(ObjectGraphError) -> BackgroundFetchResults {
         let stamp = cache?.fingerprintBeforeReading()
         hooks?.willRead()
-        var hasCalledDidRead = false
-        defer { if !hasCalledDidRead { hooks?.didRead() } }
+        defer { hooks?.didRead() }
         var names = SectionNames()
         var namespaces = IDNamespaces()
         var entries: [ResultsEntry] = []
@@ -97,11 +116,10 @@ struct BackgroundFetchPlan: Sendable {
             entries.sort { RowOrdering.compare($0.order, $1.order) < 0 }
         }
         try AnyFetchedResultsController.checkSectionsAreContiguous(entries, names: names)
-        hooks?.didRead()
-        hasCalledDidRead = true
-        cache?.store(entries, names: names, namespaces: namespaces, readAt: stamp)
         return BackgroundFetchResults(index: ResultsIndex(sorted: entries), runs: SectionRuns(of: entries), names: names,
             namespaces: namespaces, placedOrders: PlacedOrders(placing: entries, count: entries.count),
-            temporaryIDs: temporaryIDs)
+            temporaryIDs: temporaryIDs,
+            cacheWrite: cache.map { SectionCacheWrite(cache: $0, entries: entries, names: names, namespaces: namespaces,
+                fingerprintBeforeReading: stamp) })
     }
 }
