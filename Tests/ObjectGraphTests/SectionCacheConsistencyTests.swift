@@ -170,3 +170,30 @@ import Testing
         #expect(try Self.fetchWithCache(stack, in: directory) == (true, saved.results))
     }
 }
+
+/// A store file that goes away under a background fetch.
+@Suite struct BackgroundFetchLostStoreTests {
+    /// The store's connections keep the removed file open (POSIX keeps an unlinked file while it is open), so
+    /// the read gives what the store held, and nothing crashes.
+    @Test func aStoreFileRemovedBeforeTheReadIsReadThroughTheOpenConnections() throws {
+        let stack = try TestStack(.sqlite)
+        try seedItems(stack, count: 30)
+        let view = stack.context(name: "view")
+        let controller = FetchedResultsController(fetchRequest: itemRequest(batchSize: 8), managedObjectContext: view,
+            sectionNameKeyPath: "group")
+        try view.performAndWait { try controller.performFetch() }
+        let before = view.performAndWait { controller.sectionedIDs }
+        let path = stack.storeURL.path
+        view.performAndWait {
+            controller.backgroundFetchHooks = BackgroundFetchHooks(willRead: {
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            })
+        }
+        try BackgroundFetchTests.fetchInBackground(controller).get()
+        #expect(!FileManager.default.fileExists(atPath: path))
+        view.performAndWait {
+            #expect(controller.lastFetchRanInBackground)
+            #expect(controller.sectionedIDs == before)
+        }
+    }
+}
