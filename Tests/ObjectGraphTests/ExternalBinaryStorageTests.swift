@@ -196,10 +196,16 @@ import Testing
         let stray = UUID().uuidString
         try Model.bytes(300).write(to: stack.externalFolder.appendingPathComponent(stray))
         try Data("junk".utf8).write(to: stack.externalFolder.appendingPathComponent("notes.txt"))
-        #expect(stack.files.count == 3)
+        // A link to a stray file is a stray file too; a folder someone made there is not the store's to remove.
+        let linked = stack.externalFolder.appendingPathComponent("link")
+        try FileManager.default.createSymbolicLink(at: linked,
+            withDestinationURL: stack.externalFolder.appendingPathComponent("notes.txt"))
+        let folder = stack.externalFolder.appendingPathComponent("folder")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+        #expect(stack.files.count == 5)
 
         try stack.reopen()
-        #expect(stack.files == [referenced])
+        #expect(stack.files == [referenced, "folder"].sorted())
         let context = stack.context()
         try context.performAndWait { () throws in
             #expect(try ExternalDataStack.photo("kept", in: context)?["image"] == Model.bytes(700))

@@ -204,8 +204,10 @@ extension SQLiteStore {
         else { return }
         try? sqlite {
             try connection.transaction(.immediate) {
+                // (Listed again inside the write lock: a save may have written files since.)
+                let files = externalStorage.fileNames()
                 let referenced = try referencedExternalFiles(connection)
-                externalStorage.removeFiles(notIn: referenced)
+                externalStorage.removeFiles(notIn: referenced, among: files)
             }
         }
     }
