@@ -16,8 +16,8 @@ extension AnyFetchedResultsController {
     /// stored attributes; otherwise the results are fetched as ``performFetch()`` fetches them, on the
     /// context's queue, and `completion` still runs later. With a ``cacheName``, a current section cache is
     /// read as ``performFetch()`` reads it (at once, on the queue); otherwise the results read on the other
-    /// thread are written to the cache there, under the same rules as ``performFetch()``'s. Core Data has no such call for its controller: its asynchronous fetch request fills a
-    /// context, not a controller.
+    /// thread are written to the cache there, under the same rules as ``performFetch()``'s. Core Data has no
+    /// such call for its controller: its asynchronous fetch request fills a context, not a controller.
     ///
     /// A later ``performFetch()`` or `performFetchInBackground(completion:)` cancels a background fetch still
     /// running; its completion then receives ``ObjectGraphError/fetchCancelled``, and so does one whose
@@ -158,7 +158,8 @@ extension AnyFetchedResultsController {
     private func backgroundFetchPlan() -> (BackgroundFetchPlan, PlacingRules, pending: [ManagedObject])? {
         let request = fetchRequest
         let context = managedObjectContext
-        guard !request.sortCriteria.isEmpty, request.fetchBatchSize > 0, request.fetchLimit <= 0, request.fetchOffset <= 0,
+        guard !request.sortCriteria.isEmpty, request.fetchBatchSize > 0,
+            request.fetchLimit <= 0, request.fetchOffset <= 0,
             let coordinator = context.persistentStoreCoordinator,
             let entity = coordinator.managedObjectModel.entity(named: request.entityName),
             var source = try? context.objectSource()

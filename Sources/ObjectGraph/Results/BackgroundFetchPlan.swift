@@ -58,6 +58,7 @@ struct SectionCacheWrite: Sendable {
     /// The stores' fingerprint before the rows were read: a save since then keeps the results out of the cache.
     let fingerprintBeforeReading: String?
 
+    /// Writes the cache, unless the stores changed since the rows were read.
     func perform() {
         cache.store(entries, names: names, namespaces: namespaces, readAt: fingerprintBeforeReading)
     }
