@@ -333,7 +333,8 @@ public final class PeopleApp {
 
     /// Stops running imports after their current batch, then waits — without blocking the main queue,
     /// which the imports' pushes may need — until they have stopped and everything they and the user
-    /// committed is on disk. `completion` runs on the main queue with what failed on the way, if anything.
+    /// committed is on disk, and writes the list's section cache if it changed. `completion` runs on the main
+    /// queue with what failed on the way, if anything.
     public func shutdown(completion: @escaping @MainActor (DeferredSaveFailure?) -> Void) {
         if importActivity.isRunning {
             message = ("Stopping imports and saving…", false)
@@ -347,8 +348,33 @@ public final class PeopleApp {
         }
         let stack = stack
         group.notify(queue: .main) {
-            MainActor.assumeIsolated { stack.flush(completion) }
+            MainActor.assumeIsolated {
+                stack.flush { failure in
+                    guard failure == nil else { return completion(failure) }
+                    self.writeSectionCacheWhenCaughtUp(until: .now + Self.sectionCacheWaitAtQuit) { completion(nil) }
+                }
+            }
         }
+    }
+
+    /// How long quitting waits for the list to merge what the imports saved, so that its section cache can be
+    /// written.
+    static let sectionCacheWaitAtQuit = Duration.seconds(2)
+
+    /// Once the view context has merged every save (the list is then the store's), brings the list's section
+    /// cache up to date, so that the next launch shows it at once; then calls `then`. Gives up on the cache at
+    /// `deadline` (the next launch reads the store).
+    private func writeSectionCacheWhenCaughtUp(until deadline: ContinuousClock.Instant, then: @escaping @MainActor () -> Void) {
+        if stack.viewContext.hasQueuedMerges {
+            guard ContinuousClock.now < deadline else { return then() }
+            // (Each turn of the main queue merges a part of what is queued.)
+            DispatchQueue.main.async {
+                MainActor.assumeIsolated { self.writeSectionCacheWhenCaughtUp(until: deadline, then: then) }
+            }
+            return
+        }
+        list.writeSectionCache()
+        then()
     }
 
     /// ``shutdown(completion:)`` for async callers.

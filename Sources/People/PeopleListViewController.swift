@@ -149,6 +149,14 @@ public final class PeopleListViewController {
         return "list-\(mode.rawValue)-" + store.standardizedFileURL.path
     }
 
+    /// Brings the section cache of the list shown up to date after changes since it was read or written, so
+    /// that the next launch shows the list at once. Call it when every save has reached the store and been
+    /// merged into the list's context; nothing happens for a filtered list, without a cache directory, or
+    /// while the context has unsaved changes.
+    public func writeSectionCache() {
+        resultsController.writeCache()
+    }
+
     /// Whether the shown controller can be fetched again for `filter` and `mode` (a new request in place):
     /// the same sections and the same section cache, if any.
     func reusesController(for filter: PeopleFilter, mode: PeopleSectionMode) -> Bool {

@@ -146,6 +146,30 @@ import Testing
         }
     }
 
+    @Test func writeCacheAfterASaveInTheSameContextCachesTheSavedObjectsUnderTheirPermanentIDs() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(.sqlite)
+        try seedItems(stack, count: 20)
+        let view = stack.context(name: "view")
+        let recorder = ChangeRecorder()
+        let expected = try view.performAndWait {
+            let controller = Self.cachedController(view, in: directory)
+            controller.delegate = recorder
+            try controller.performFetch()
+            let item = try view.insertNewObject(forEntityName: "Item")
+            item["group"] = "B"
+            item["rank"] = Int64(7)
+            try view.save()
+            controller.writeCache()
+            return controller.sectionedIDs
+        }
+        #expect(expected.joined().count == 21)
+        #expect(!expected.joined().contains { $0.isTemporaryID })
+        let next = try Self.fetchWithCache(stack, in: directory)
+        #expect(next.fromCache)
+        #expect(next.results == expected)
+    }
+
     @Test func aChildContextDoesNotUseTheCache() throws {
         let directory = TemporaryDirectory()
         let stack = try TestStack(.sqlite)

@@ -52,6 +52,25 @@ import TerminalTableView
         #expect(try FileManager.default.contentsOfDirectory(atPath: caches.path) == cacheFiles)
     }
 
+    @Test func quittingAfterChangesRewritesTheCacheForTheNextLaunch() async throws {
+        let store = TemporaryStore()
+        let caches = store.file("caches")
+        let first = try await Self.launch(on: store, caches: caches)
+        let context = first.app.stack.viewContext
+        let person = Person(context: context)
+        person.firstName = "Ada"
+        person.lastName = "Lovelace"
+        try context.save()
+        let count = first.app.list.numberOfPeople
+        #expect(await first.app.shutdown() == nil)
+
+        let second = try await Self.launch(on: store, caches: caches)
+        #expect(second.app.list.resultsController.resultsCameFromCache)
+        #expect(second.app.list.numberOfPeople == count)
+        let shown = try #require(second.app.list.resultsController.fetchedObjects)
+        #expect(shown.contains { $0.lastName == "Lovelace" })
+    }
+
     @Test func theDefaultCacheDirectoryFollowsXDG() {
         #expect(PeopleStack.defaultSectionCacheDirectory(environment: ["XDG_CACHE_HOME": "/x/cache", "HOME": "/home/u"])
             == URL(fileURLWithPath: "/x/cache/people", isDirectory: true))

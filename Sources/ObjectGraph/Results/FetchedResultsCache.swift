@@ -206,6 +206,8 @@ extension AnyFetchedResultsController {
             let model = managedObjectContext.persistentStoreCoordinator?.managedObjectModel,
             let cache = usableSectionCache(for: placedRequest, trackedEntityNames: trackedEntityNames, model: model)
         else { return }
+        // Results saved since they were placed are cached under their permanent IDs.
+        adoptNewObjectIDs()
         cache.store(index.allEntries, names: names, namespaces: namespaces)
         cacheIsStale = false
     }
