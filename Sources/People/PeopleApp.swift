@@ -373,6 +373,11 @@ public final class PeopleApp {
             }
             return
         }
+        if list.numberOfPeople >= options.filterWaitsFromPeople {
+            // (About a second for a million people, when they changed.)
+            message = ("Saving the list for the next launch…", false)
+            render()
+        }
         list.writeSectionCache()
         then()
     }
