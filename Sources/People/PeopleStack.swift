@@ -87,28 +87,29 @@ public final class PeopleStack: Sendable {
     /// The default store location: `$XDG_DATA_HOME/people/people.sqlite`, else
     /// `~/.local/share/people/people.sqlite`.
     public static func defaultStoreURL(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-        let base: URL
-        if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
-            base = URL(fileURLWithPath: data, isDirectory: true)
-        } else {
-            let home = environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
-                ?? FileManager.default.homeDirectoryForCurrentUser
-            base = home.appendingPathComponent(".local/share", isDirectory: true)
-        }
-        return base.appendingPathComponent("people", isDirectory: true).appendingPathComponent("people.sqlite")
+        userDirectory("XDG_DATA_HOME", else: ".local/share", environment: environment)
+            .appendingPathComponent("people.sqlite")
     }
 
     /// Where `people browse` keeps the list's section caches: `$XDG_CACHE_HOME/people`, else `~/.cache/people`.
     public static func defaultSectionCacheDirectory(
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> URL {
+        userDirectory("XDG_CACHE_HOME", else: ".cache", environment: environment)
+    }
+
+    /// The app's folder in the XDG base directory that `variable` names, else in `fallback` under the home
+    /// folder.
+    private static func userDirectory(_ variable: String, else fallback: String, environment: [String: String])
+        -> URL
+    {
         let base: URL
-        if let cache = environment["XDG_CACHE_HOME"], !cache.isEmpty {
-            base = URL(fileURLWithPath: cache, isDirectory: true)
+        if let path = environment[variable], !path.isEmpty {
+            base = URL(fileURLWithPath: path, isDirectory: true)
         } else {
             let home = environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
                 ?? FileManager.default.homeDirectoryForCurrentUser
-            base = home.appendingPathComponent(".cache", isDirectory: true)
+            base = home.appendingPathComponent(fallback, isDirectory: true)
         }
         return base.appendingPathComponent("people", isDirectory: true)
     }

@@ -71,7 +71,11 @@ import TerminalTableView
         #expect(shown.contains { $0.lastName == "Lovelace" })
     }
 
-    @Test func theDefaultCacheDirectoryFollowsXDG() {
+    @Test func theDefaultStoreAndCacheDirectoryFollowXDG() {
+        #expect(PeopleStack.defaultStoreURL(environment: ["XDG_DATA_HOME": "/x/data", "HOME": "/home/u"])
+            == URL(fileURLWithPath: "/x/data/people/people.sqlite"))
+        #expect(PeopleStack.defaultStoreURL(environment: ["HOME": "/home/u"])
+            == URL(fileURLWithPath: "/home/u/.local/share/people/people.sqlite"))
         #expect(PeopleStack.defaultSectionCacheDirectory(environment: ["XDG_CACHE_HOME": "/x/cache", "HOME": "/home/u"])
             == URL(fileURLWithPath: "/x/cache/people", isDirectory: true))
         #expect(PeopleStack.defaultSectionCacheDirectory(environment: ["XDG_CACHE_HOME": "", "HOME": "/home/u"])
