@@ -170,19 +170,30 @@ import Testing
         #expect(next.results == expected)
     }
 
-    @Test func aChildContextDoesNotUseTheCache() throws {
+    @Test func aChildContextReadsTheCacheOnlyWhileItsParentHasNothingUnsavedAndWritesItOnlyOnRequest() throws {
         let directory = TemporaryDirectory()
         let stack = try TestStack(.sqlite)
         try seedItems(stack, count: 20)
         let saved = try Self.fetchWithCache(stack, in: directory)
         let parent = stack.context(name: "parent")
-        try parent.performAndWait {
+        let child = ManagedObjectContext(concurrencyType: .privateQueue)
+        child.parent = parent
+
+        // The parent has nothing unsaved: the child's results are the store's rows, and come from the cache.
+        try child.performAndWait {
+            let controller = Self.cachedController(child, in: directory)
+            try controller.performFetch()
+            #expect(controller.resultsCameFromCache)
+            #expect(controller.sectionedIDs == saved.results)
+        }
+
+        // An unsaved insert in the parent is part of the child's results: no cache.
+        let inserted = try parent.performAndWait {
             let item = try parent.insertNewObject(forEntityName: "Item")
             item["group"] = "C"
             item["rank"] = Int64(3)
+            return item.objectID
         }
-        let child = ManagedObjectContext(concurrencyType: .privateQueue)
-        child.parent = parent
         let expected = try Self.uncachedResults(in: child)
         #expect(expected.joined().count == 21)
         try child.performAndWait {
@@ -192,6 +203,31 @@ import Testing
             #expect(controller.sectionedIDs == expected)
         }
         #expect(try Self.fetchWithCache(stack, in: directory) == (true, saved.results))
+
+        // Saved: the cache is stale; a child's fetch reads the rows and leaves the cache alone, and `writeCache()`
+        // writes what the child holds.
+        try parent.performAndWait { try parent.save() }
+        let stale = try Data(contentsOf: Self.cacheFile(in: directory))
+        let recorder = ChangeRecorder()
+        let results = try child.performAndWait {
+            let controller = Self.cachedController(child, in: directory)
+            controller.delegate = recorder
+            try controller.performFetch()
+            #expect(!controller.resultsCameFromCache)
+            #expect(try Data(contentsOf: Self.cacheFile(in: directory)) == stale)
+            #expect(controller.sectionedIDs.joined().count == 21)
+            #expect(!controller.sectionedIDs.joined().contains(inserted), "the saved item is under its permanent ID")
+            let item = try child.existingObject(with: try #require(controller.sectionedIDs.first?.first))
+            item["rank"] = Int64(-9)
+            try child.save()
+            try parent.performAndWait { try parent.save() }
+            controller.writeCache()
+            return controller.sectionedIDs
+        }
+        #expect(results.joined().count == 21)
+        let next = try Self.fetchWithCache(stack, in: directory)
+        #expect(next.fromCache)
+        #expect(next.results == results)
     }
 }
 

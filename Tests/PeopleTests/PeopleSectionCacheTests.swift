@@ -10,8 +10,10 @@ import TerminalTableView
 @Suite @MainActor struct PeopleSectionCacheTests {
     /// The app launched on `store` (seeded with the sample people if empty), long-list rules from ten people on,
     /// with its caches in `caches`, once its list is read.
-    private static func launch(on store: TemporaryStore, caches: URL) async throws -> (app: PeopleApp, screen: TestScreen) {
-        let stack = try PeopleStack(storeURL: store.url)
+    private static func launch(on store: TemporaryStore, caches: URL, stack kind: PeopleStack.Kind = .default)
+        async throws -> (app: PeopleApp, screen: TestScreen)
+    {
+        let stack = try PeopleStack(storeURL: store.url, kind: kind)
         try stack.seedIfEmpty()
         let screen = TestScreen(size: TerminalSize(columns: 100, rows: 30))
         let options = PeopleApp.Options(filterWaitsFromPeople: 10, sectionCacheDirectory: caches)
@@ -69,6 +71,19 @@ import TerminalTableView
         #expect(second.app.list.numberOfPeople == count)
         let shown = try #require(second.app.list.resultsController.fetchedObjects)
         #expect(shown.contains { $0.lastName == "Lovelace" })
+    }
+
+    @Test func onTheWriterMainWorkerStackTheCacheIsWrittenAtQuit() async throws {
+        let store = TemporaryStore()
+        let caches = store.file("caches")
+        let first = try await Self.launch(on: store, caches: caches, stack: .writerMainWorker)
+        #expect(!first.app.list.resultsController.resultsCameFromCache)
+        let count = first.app.list.numberOfPeople
+        #expect(await first.app.shutdown() == nil)
+
+        let second = try await Self.launch(on: store, caches: caches, stack: .writerMainWorker)
+        #expect(second.app.list.resultsController.resultsCameFromCache)
+        #expect(second.app.list.numberOfPeople == count)
     }
 
     @Test func theDefaultStoreAndCacheDirectoryFollowXDG() {

@@ -316,3 +316,21 @@ struct ChildContexts {
 struct WeakContext {
     weak var context: ManagedObjectContext?
 }
+
+extension ManagedObjectContext {
+    /// Whether no context above this one (its parent, the parent's parent, …) has unsaved changes to objects
+    /// of the entities named `entityNames`: this child context's fetches of them then give the stores' rows.
+    /// Each ancestor is asked on its own queue; true for a context on a coordinator.
+    func ancestorsHaveNoUnsavedChanges(toEntitiesNamed entityNames: Set<String>) -> Bool {
+        var next = parent
+        while let ancestor = next {
+            let (isClean, above) = ancestor.performAndWait { () -> (Bool, ManagedObjectContext?) in
+                let changed = ancestor.insertedObjects.union(ancestor.updatedObjects).union(ancestor.deletedObjects)
+                return (!changed.contains { entityNames.contains($0.entity.name) }, ancestor.parent)
+            }
+            guard isClean else { return false }
+            next = above
+        }
+        return true
+    }
+}

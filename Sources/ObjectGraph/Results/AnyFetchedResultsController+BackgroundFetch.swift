@@ -148,7 +148,8 @@ extension AnyFetchedResultsController {
                 self?.contextDidChange(change)
             }
         }
-        cacheIsStale = false
+        // (Results no cache write will hold are written by `writeCache()`.)
+        cacheIsStale = cacheName != nil && results.cacheWrite == nil
         reportInitialSnapshot()
         fetch.completion(.success(()))
     }
@@ -174,9 +175,12 @@ extension AnyFetchedResultsController {
         let rules = PlacingRules(request: request, sectionNaming: sectionNaming, entity: entity, model: model,
             coordinator: coordinator)
         guard keysAreStoredAttributes(model: model, among: rules.trackedEntityNames) else { return nil }
-        // A current section cache is read at once, with no query, by the fetch on the queue.
-        let cache = usableSectionCache(for: request, trackedEntityNames: rules.trackedEntityNames, model: model)
-        if let cache, cache.isCurrent() { return nil }
+        // A current section cache is read at once, with no query, by the fetch on the queue; the results read
+        // here are written to it, unless they are a child context's (see `usableSectionCache`).
+        let readable = usableSectionCache(for: request, trackedEntityNames: rules.trackedEntityNames, model: model,
+            readingOnly: true)
+        if let readable, readable.isCurrent() { return nil }
+        let cache = context.parent == nil ? readable : nil
         let pending = Array(pendingTrackedObjects(among: rules.trackedEntityNames))
         let plan = BackgroundFetchPlan(source: source, entity: entity, model: model, request: request,
             keys: request.sortCriteria.map(\.key) + (sectionNaming?.keys ?? []), sectionNaming: sectionNaming,

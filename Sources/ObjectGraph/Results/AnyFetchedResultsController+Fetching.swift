@@ -7,7 +7,9 @@ extension AnyFetchedResultsController {
     /// for the same request, section naming, model version and store contents, the results come from it
     /// without a query; otherwise they are fetched and the cache is rewritten (unless another context saved
     /// to the stores while they were read). The cache holds the stores' rows, so it is neither read nor
-    /// written for a child context or a context with unsaved changes to the fetched entities. With a
+    /// written while the context has unsaved changes to the fetched entities; a child context reads it only
+    /// while its ancestors have none either, and leaves the results it fetched out of it (its parent may change
+    /// during the read), though ``writeCache()`` writes them. With a
     /// ``FetchRequest/fetchBatchSize`` the fetch reads only IDs, sort keys and section keys (when these are
     /// stored attributes), and objects are loaded a batch at a time when first asked for; when nothing tracks
     /// the controller, it reads and keeps only the IDs and section runs, streamed from the store (see
@@ -44,7 +46,6 @@ extension AnyFetchedResultsController {
                 self?.contextDidChange(change)
             }
         }
-        cacheIsStale = false
         reportInitialSnapshot()
     }
 
@@ -63,7 +64,8 @@ extension AnyFetchedResultsController {
 
         pendingCachedResults = nil
         untrackedResults = nil
-        let cache = usableSectionCache(for: fetchRequest, trackedEntityNames: trackedEntityNames, model: model)
+        let cache = usableSectionCache(for: fetchRequest, trackedEntityNames: trackedEntityNames, model: model,
+            readingOnly: true)
         if let cached = cache?.load(into: &names, namespaces: &namespaces) {
             // The first screen needs the runs and the first entries; the rest is read on another thread
             // and joins the results when something first needs them (see `settleCachedResults()`).
@@ -77,15 +79,21 @@ extension AnyFetchedResultsController {
             placedOrdersStorage = nil
             temporaryPlacements = TemporaryPlacements()
             resultsCameFromCache = true
+            cacheIsStale = false
         } else if mayFetchUntracked(entity: entity, model: model, storeCount: rules.storeCount) {
             try fetchUntracked(entity: entity, model: model)
             resultsCameFromCache = false
+            cacheIsStale = false
         } else {
-            // Fetched results, in order, are written to the section cache (unless a save came in meanwhile).
-            let stamp = cache?.fingerprintBeforeReading()
+            // Fetched results, in order, are written to the section cache (unless a save came in meanwhile; never
+            // a child context's, see `usableSectionCache`).
+            let writable = managedObjectContext.parent == nil ? cache : nil
+            let stamp = writable?.fingerprintBeforeReading()
             let placed = try placeFetchedEntries(try fetchEntries(entity: entity, model: model))
             resultsCameFromCache = false
-            cache?.store(placed, names: names, namespaces: namespaces, readAt: stamp)
+            // (Results the cache does not hold yet are written by `writeCache()`.)
+            let written = writable?.store(placed, names: names, namespaces: namespaces, readAt: stamp) ?? false
+            cacheIsStale = cacheName != nil && !written
         }
     }
 

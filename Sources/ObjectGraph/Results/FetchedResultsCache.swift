@@ -97,18 +97,19 @@ struct FetchedResultsCache: Sendable {
     /// Writes `entries` (in order) to the cache file, atomically; results holding unsaved objects are not
     /// cached (their IDs are temporary). With `readAt`, the fingerprint taken before the entries were read
     /// from the stores: when the stores changed since (another context saved meanwhile), the entries may
-    /// miss that save, and the cache is removed instead.
+    /// miss that save, and the cache is removed instead. Returns whether the cache was written.
     ///
     /// Layout: the format version; the head's and the body's lengths and checksums; the head (fingerprint,
     /// section names, entity and store tables, entry count, section runs, the first ``headEntryCount``
     /// entries); the body (the other entries).
-    func store(_ entries: [ResultsEntry], names: SectionNames, namespaces: IDNamespaces, readAt: String? = nil) {
+    @discardableResult
+    func store(_ entries: [ResultsEntry], names: SectionNames, namespaces: IDNamespaces, readAt: String? = nil) -> Bool {
         checkpointStores()
         guard let fingerprint = fingerprint(), readAt == nil || readAt == fingerprint,
             !entries.contains(where: { namespaces.isTemporary($0.placed) })
         else {
             try? FileManager.default.removeItem(at: url)
-            return
+            return false
         }
         var head = CacheWriter()
         head.string(fingerprint)
@@ -161,8 +162,10 @@ struct FetchedResultsCache: Sendable {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(),
                 withIntermediateDirectories: true)
             try file.data.write(to: url, options: .atomic)
+            return true
         } catch {
             // A cache that cannot be written is recomputed next time.
+            return false
         }
     }
 }
@@ -204,7 +207,8 @@ extension AnyFetchedResultsController {
     public func writeCache() {
         guard hasFetched, cacheIsStale, !managedObjectContext.hasChanges,
             let model = managedObjectContext.persistentStoreCoordinator?.managedObjectModel,
-            let cache = usableSectionCache(for: placedRequest, trackedEntityNames: trackedEntityNames, model: model)
+            let cache = usableSectionCache(for: placedRequest, trackedEntityNames: trackedEntityNames, model: model,
+                readingOnly: true)
         else { return }
         // Results saved since they were placed are cached under their permanent IDs.
         adoptNewObjectIDs()
@@ -212,15 +216,22 @@ extension AnyFetchedResultsController {
         cacheIsStale = false
     }
 
-    /// The section cache to read and write for results of `request`, or nil: the controller has no cache name,
-    /// or a cache would not hold the context's results. A child context's results are its parent's state,
-    /// unsaved changes included, and a context's own unsaved changes to the tracked entities are part of its
-    /// results; a cache holds the stores' rows only.
+    /// The section cache for results of `request`, or nil: the controller has no cache name, or a cache would
+    /// not hold the context's results. A cache holds the stores' rows only; a context's unsaved changes to the
+    /// tracked entities are part of its results, and so are its ancestors' for a child context.
+    ///
+    /// A child context's fetch reads its parent's state without holding the parent still, so results a child
+    /// fetched are never cached (the parent may have changed during the read); with `readingOnly` — reading
+    /// the cache, or writing results the controller holds now (``writeCache()``) — a child context whose
+    /// ancestors have no unsaved changes to the tracked entities may use it.
     func usableSectionCache(
-        for request: FetchRequest<ManagedObject>, trackedEntityNames: Set<String>, model: ManagedObjectModel
+        for request: FetchRequest<ManagedObject>, trackedEntityNames: Set<String>, model: ManagedObjectModel,
+        readingOnly: Bool = false
     ) -> FetchedResultsCache? {
-        guard let cacheName, managedObjectContext.parent == nil,
-            pendingTrackedObjects(among: trackedEntityNames).isEmpty
+        guard let cacheName, pendingTrackedObjects(among: trackedEntityNames).isEmpty,
+            managedObjectContext.parent == nil
+                || (readingOnly
+                    && managedObjectContext.ancestorsHaveNoUnsavedChanges(toEntitiesNamed: trackedEntityNames))
         else { return nil }
         return FetchedResultsCache(name: cacheName, directory: cacheDirectory, request: request,
             sectionNaming: sectionNaming, trackedEntityNames: trackedEntityNames, model: model,
