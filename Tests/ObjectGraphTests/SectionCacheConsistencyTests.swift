@@ -98,7 +98,10 @@ import Testing
         view.performAndWait { controller.backgroundFetchHooks?.didWriteCache = { written.signal() } }
         try BackgroundFetchTests.fetchInBackground(controller).get()
         #expect(written.wait(timeout: .now() + 60) == .success)
-        view.performAndWait { #expect(controller.numberOfFetchedObjects == 40) }
+        view.performAndWait {
+            #expect(controller.numberOfFetchedObjects == 40)
+            #expect(controller.cacheIsStale, "left for writeCache() once the context is up to date")
+        }
         #expect(!FileManager.default.fileExists(atPath: Self.cacheFile(in: directory).path))
 
         // So the next fetch reads the stores, with the new item, and caches that.

@@ -58,8 +58,8 @@ struct SectionCacheWrite: Sendable {
     /// The stores' fingerprint before the rows were read: a save since then keeps the results out of the cache.
     let fingerprintBeforeReading: String?
 
-    /// Writes the cache, unless the stores changed since the rows were read.
-    func perform() {
+    /// Writes the cache, unless the stores changed since the rows were read; returns whether it wrote it.
+    func perform() -> Bool {
         cache.store(entries, names: names, namespaces: namespaces, readAt: fingerprintBeforeReading)
     }
 }
