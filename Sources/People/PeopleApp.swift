@@ -29,7 +29,8 @@ public final class PeopleApp {
         /// than a tenth of a second, too. Changing the sort of such a list also fetches on another thread.
         public var filterWaitsFromPeople: Int
         /// Where the list keeps its section caches, so that a launch on an unchanged store shows a long list at
-        /// once; nil for none (see ``PeopleListViewController/init(context:timeSource:flashDuration:sectionCacheDirectory:)``).
+        /// once; nil for none (see
+        /// ``PeopleListViewController/init(context:timeSource:flashDuration:sectionCacheDirectory:)``).
         public var sectionCacheDirectory: URL?
 
         /// How long typing must pause before a slow filter fetches.
@@ -364,7 +365,9 @@ public final class PeopleApp {
     /// Once the view context has merged every save (the list is then the store's), brings the list's section
     /// cache up to date, so that the next launch shows it at once; then calls `then`. Gives up on the cache at
     /// `deadline` (the next launch reads the store).
-    private func writeSectionCacheWhenCaughtUp(until deadline: ContinuousClock.Instant, then: @escaping @MainActor () -> Void) {
+    private func writeSectionCacheWhenCaughtUp(
+        until deadline: ContinuousClock.Instant, then: @escaping @MainActor () -> Void
+    ) {
         if stack.viewContext.hasQueuedMerges {
             guard ContinuousClock.now < deadline else { return then() }
             // (Each turn of the main queue merges a part of what is queued.)

@@ -37,7 +37,9 @@ struct BrowseCommand: ParsableCommand {
     var flashDuration: Double = 1
 
     @Flag(name: .customLong("no-section-cache"),
-        help: "Read the list from the store at launch, not from its section cache ($XDG_CACHE_HOME/people, else ~/.cache/people).")
+        help: ArgumentHelp(
+            "Read the list from the store at launch, not from its section cache.",
+            discussion: "The cache is kept in $XDG_CACHE_HOME/people, else ~/.cache/people."))
     var noSectionCache = false
 
     @Option(name: .customLong("crash-after-launch"), help: .hidden)

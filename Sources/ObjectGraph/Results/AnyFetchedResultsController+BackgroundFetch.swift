@@ -54,7 +54,8 @@ extension AnyFetchedResultsController {
             context.perform { controller.value.install(outcome, ticket: ticket) }
             // The section cache is written meanwhile: a million results take most of a second to write.
             if case .success(let results) = outcome, let write = results.cacheWrite {
-                // (Results the cache turned out not to hold — a save came in meanwhile — are left to `writeCache()`.)
+                // (Results the cache turned out not to hold — a save came in meanwhile — are left to
+                // `writeCache()`.)
                 if !write.perform() { context.perform { controller.value.cacheIsStale = true } }
                 plan.hooks?.didWriteCache()
             }

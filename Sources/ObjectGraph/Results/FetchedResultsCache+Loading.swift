@@ -124,7 +124,9 @@ extension FetchedResultsCache {
     func load(into names: inout SectionNames, namespaces: inout IDNamespaces) -> CachedResults? {
         guard let fingerprint = fingerprint(), let handle = try? FileHandle(forReadingFrom: url) else { return nil }
         defer { try? handle.close() }
-        guard let layout = CacheFileLayout(reading: handle), let headData = layout.head(from: handle) else { return nil }
+        guard let layout = CacheFileLayout(reading: handle), let headData = layout.head(from: handle) else {
+            return nil
+        }
         let (headOffset, headLength, bodyLength, bodySum) =
             (layout.headOffset, layout.headLength, layout.bodyLength, layout.bodySum)
 

@@ -103,7 +103,9 @@ struct FetchedResultsCache: Sendable {
     /// section names, entity and store tables, entry count, section runs, the first ``headEntryCount``
     /// entries); the body (the other entries).
     @discardableResult
-    func store(_ entries: [ResultsEntry], names: SectionNames, namespaces: IDNamespaces, readAt: String? = nil) -> Bool {
+    func store(
+        _ entries: [ResultsEntry], names: SectionNames, namespaces: IDNamespaces, readAt: String? = nil
+    ) -> Bool {
         checkpointStores()
         guard let fingerprint = fingerprint(), readAt == nil || readAt == fingerprint,
             !entries.contains(where: { namespaces.isTemporary($0.placed) })
