@@ -24,8 +24,9 @@ final class ConnectionHandle {
 ///
 /// Opening enables extended result codes and `SQLITE_DBCONFIG_DEFENSIVE` (no `writable_schema`, no
 /// `journal_mode=OFF`, no direct writes to shadow tables), and reads the schema once so that a file that is
-/// not a database fails in `init` with ``SQLiteError/notADatabase``. The busy timeout starts at SQLite's
-/// default of zero: a locked database fails at once with ``SQLiteError/busy`` until ``setBusyTimeout(milliseconds:)``.
+/// not a database fails in `init` with ``SQLiteError/notADatabase`` (that read waits up to 10 s for a lock
+/// another connection holds a moment). After `init` the busy timeout is SQLite's default of zero: a locked
+/// database fails at once with ``SQLiteError/busy`` until ``setBusyTimeout(milliseconds:)``.
 public final class SQLiteConnection: @unchecked Sendable {
     public enum OpenMode: Sendable {
         /// Read and write; creates the file when it does not exist.
@@ -45,6 +46,9 @@ public final class SQLiteConnection: @unchecked Sendable {
             }
         }
     }
+
+    /// How long opening waits for a lock before reading the schema, in milliseconds.
+    static let openingBusyTimeout: Int32 = 10_000
 
     /// The path given to `init` (`":memory:"` for ``inMemory()``).
     public let path: String
@@ -84,12 +88,16 @@ public final class SQLiteConnection: @unchecked Sendable {
         }
         // sqlite3_open_v2 does not read the file. Reading the schema does, and reports a file that is not a
         // database (SQLITE_NOTADB) or is damaged (SQLITE_CORRUPT) here rather than on some later statement.
+        // It waits for a lock held a moment (another connection's checkpoint as it closes, a log's recovery)
+        // instead of failing at once; the busy timeout is back at zero afterwards.
+        sqlite3_busy_timeout(db, Self.openingBusyTimeout)
         do {
             _ = try scalar("SELECT count(*) FROM sqlite_master")
         } catch {
             close()
             throw error
         }
+        sqlite3_busy_timeout(db, 0)
     }
 
     /// A private, temporary database in memory.

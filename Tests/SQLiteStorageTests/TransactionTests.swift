@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import SQLiteStorage
@@ -87,5 +88,28 @@ private struct Abort: Error, Equatable {}
             try db.savepoint { try db.execute("INSERT INTO t(v) VALUES ('kept')") }
         }
         #expect(try db.rows("SELECT v FROM t ORDER BY id") == [["outer"], ["kept"]])
+    }
+
+    @Test func openingWaitsForALockHeldAMomentThenFailsAtOnceAgain() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.file("locked.sqlite")
+            let holder = try SQLiteConnection(path: path)  // a rollback journal: an exclusive lock keeps readers out
+            try holder.execute("CREATE TABLE t(x)")
+            try holder.execute("BEGIN EXCLUSIVE")
+            try holder.execute("INSERT INTO t VALUES (1)")
+            let released = DispatchSemaphore(value: 0)
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(200)) {
+                _ = try? holder.execute("COMMIT")
+                released.signal()
+            }
+            // The schema read waits for the lock instead of failing with `busy`.
+            let opened = try SQLiteConnection(path: path)
+            #expect(released.wait(timeout: .now() + 30) == .success)
+            #expect(try opened.scalar("SELECT count(*) FROM t") == .integer(1))
+            // Afterwards the busy timeout is zero again: a lock fails at once.
+            try holder.execute("BEGIN EXCLUSIVE")
+            #expect(throws: SQLiteError.self) { try opened.scalar("SELECT count(*) FROM t") }
+            try holder.execute("COMMIT")
+        }
     }
 }
