@@ -173,6 +173,36 @@ import Testing
         #expect(next.results == expected)
     }
 
+    @Test func writeCacheGivesResultsTheirParentsPermanentIDsAndThePlacesThoseGiveThem() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(.sqlite)
+        try seedItems(stack, count: 20)
+        let parent = stack.context(name: "parent")
+        let child = ManagedObjectContext(concurrencyType: .privateQueue)
+        child.parent = parent
+        let recorder = ChangeRecorder()
+        let controller = try child.performAndWait {
+            let controller = Self.cachedController(child, in: directory)
+            controller.delegate = recorder
+            try controller.performFetch()
+            // Ties with saved items (same group and rank): the ID decides their place, and a permanent ID
+            // may give them another one.
+            for number in 0..<12 {
+                let item = try child.insertNewObject(forEntityName: "Item")
+                item["group"] = ["A", "B", "C", "D"][number % 4]
+                item["rank"] = Int64(number)
+            }
+            try child.save()
+            return controller
+        }
+        try parent.performAndWait { try parent.save() }
+        child.performAndWait { controller.writeCache() }
+        let next = try Self.fetchWithCache(stack, in: directory)
+        #expect(next.fromCache)
+        #expect(next.results == (try Self.uncachedResults(in: stack.context(name: "fresh"))))
+        #expect(next.results.joined().count == 32)
+    }
+
     @Test func aChildContextReadsTheCacheOnlyWhileItsParentHasNothingUnsavedAndWritesItOnlyOnRequest() throws {
         let directory = TemporaryDirectory()
         let stack = try TestStack(.sqlite)

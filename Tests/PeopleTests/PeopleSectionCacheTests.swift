@@ -78,8 +78,15 @@ import TerminalTableView
         let caches = store.file("caches")
         let first = try await Self.launch(on: store, caches: caches, stack: .writerMainWorker)
         #expect(!first.app.list.resultsController.resultsCameFromCache)
+        // Someone added: saved into the writer, which gives the permanent ID the cache is written with.
+        let context = first.app.stack.viewContext
+        let person = Person(context: context)
+        person.firstName = "Ada"
+        person.lastName = "Lovelace"
+        try first.app.stack.commit(context)
         let count = first.app.list.numberOfPeople
         #expect(await first.app.shutdown() == nil)
+        #expect(!((try? FileManager.default.contentsOfDirectory(atPath: caches.path)) ?? []).isEmpty)
 
         let second = try await Self.launch(on: store, caches: caches, stack: .writerMainWorker)
         #expect(second.app.list.resultsController.resultsCameFromCache)

@@ -212,10 +212,51 @@ extension AnyFetchedResultsController {
             let cache = usableSectionCache(for: placedRequest, trackedEntityNames: trackedEntityNames, model: model,
                 readingOnly: true)
         else { return }
-        // Results saved since they were placed are cached under their permanent IDs.
+        // Results saved since they were placed (here, or by a parent since) are cached under their permanent IDs.
+        managedObjectContext.adoptPendingPermanentIDs()
         adoptNewObjectIDs()
-        cache.store(index.allEntries, names: names, namespaces: namespaces)
+        guard let entries = entriesUnderPermanentIDs() else { return }
+        cache.store(entries, names: names, namespaces: namespaces)
         cacheIsStale = false
+    }
+
+    /// The results in order, each under its object's permanent ID: a result still placed under a temporary ID
+    /// whose object was saved since (one the new ID would move, which is re-placed with the next change batch)
+    /// is given the place the new ID gives it. Nil while a result's object is not saved.
+    private func entriesUnderPermanentIDs() -> [ResultsEntry]? {
+        let entries = index.allEntries
+        guard !temporaryPlacements.isEmpty else { return entries }
+        var kept: [ResultsEntry] = []
+        var moved: [ResultsEntry] = []
+        kept.reserveCapacity(entries.count)
+        for entry in entries {
+            guard namespaces.isTemporary(entry.placed) else {
+                kept.append(entry)
+                continue
+            }
+            let oldID = namespaces.id(for: entry.placed)
+            guard let newID = temporaryPlacements.object(for: oldID)?.objectID, !newID.isTemporaryID else { return nil }
+            moved.append(ResultsEntry(placed: namespaces.placedID(for: newID),
+                order: ordering.replacingID(in: entry.order, old: oldID, new: newID), section: entry.section))
+        }
+        moved.sort { RowOrdering.compare($0.order, $1.order) < 0 }
+        // Merged into the others, which stay in order.
+        var merged: [ResultsEntry] = []
+        merged.reserveCapacity(entries.count)
+        var next = moved.makeIterator()
+        var pending = next.next()
+        for entry in kept {
+            while let arriving = pending, RowOrdering.compare(arriving.order, entry.order) < 0 {
+                merged.append(arriving)
+                pending = next.next()
+            }
+            merged.append(entry)
+        }
+        while let arriving = pending {
+            merged.append(arriving)
+            pending = next.next()
+        }
+        return merged
     }
 
     /// The section cache for results of `request`, or nil: the controller has no cache name, or a cache would
