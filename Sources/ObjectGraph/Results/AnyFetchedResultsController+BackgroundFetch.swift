@@ -179,11 +179,11 @@ extension AnyFetchedResultsController {
         guard keysAreStoredAttributes(model: model, among: rules.trackedEntityNames) else { return nil }
         // A current section cache is read at once, with no query, by the fetch on the queue; the results read
         // here are written to it, unless they are a child context's (see `usableSectionCache`).
+        let pending = Array(pendingTrackedObjects(among: rules.trackedEntityNames))
         let readable = usableSectionCache(for: request, trackedEntityNames: rules.trackedEntityNames, model: model,
-            readingOnly: true)
+            readingOnly: true, hasPendingChanges: !pending.isEmpty)
         if let readable, readable.isCurrent() { return nil }
         let cache = context.parent == nil ? readable : nil
-        let pending = Array(pendingTrackedObjects(among: rules.trackedEntityNames))
         let plan = BackgroundFetchPlan(source: source, entity: entity, model: model, request: request,
             keys: request.sortCriteria.map(\.key) + (sectionNaming?.keys ?? []), sectionNaming: sectionNaming,
             ordering: rules.ordering, leftOut: Set(pending.map(\.objectID)), cache: cache, hooks: backgroundFetchHooks)

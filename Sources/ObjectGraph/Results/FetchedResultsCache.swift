@@ -266,12 +266,13 @@ extension AnyFetchedResultsController {
     /// A child context's fetch reads its parent's state without holding the parent still, so results a child
     /// fetched are never cached (the parent may have changed during the read); with `readingOnly` — reading
     /// the cache, or writing results the controller holds now (``writeCache()``) — a child context whose
-    /// ancestors have no unsaved changes to the tracked entities may use it.
+    /// ancestors have no unsaved changes to the tracked entities may use it. `hasPendingChanges`: whether the
+    /// context has such changes, when the caller worked it out already.
     func usableSectionCache(
         for request: FetchRequest<ManagedObject>, trackedEntityNames: Set<String>, model: ManagedObjectModel,
-        readingOnly: Bool = false
+        readingOnly: Bool = false, hasPendingChanges: Bool? = nil
     ) -> FetchedResultsCache? {
-        guard let cacheName, pendingTrackedObjects(among: trackedEntityNames).isEmpty,
+        guard let cacheName, !(hasPendingChanges ?? !pendingTrackedObjects(among: trackedEntityNames).isEmpty),
             managedObjectContext.parent == nil
                 || (readingOnly
                     && managedObjectContext.ancestorsHaveNoUnsavedChanges(toEntitiesNamed: trackedEntityNames))
