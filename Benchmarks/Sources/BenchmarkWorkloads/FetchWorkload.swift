@@ -43,9 +43,11 @@ public enum FetchWorkload {
         Int(try connection.int("SELECT count(*) FROM ZPERSON WHERE ZLASTNAME LIKE '%\(needle)%'"))
     }
 
-    /// ObjectGraph: every person in list order with property values (not faults), in a fresh context.
-    public static func objects(_ coordinator: PersistentStoreCoordinator) throws -> Int {
-        let context = freshContext(coordinator)
+    /// ObjectGraph: every person in list order with property values (not faults), in a fresh context — or,
+    /// `throughParent`, in a fresh child of a fresh root context with no unsaved changes (writer-main-worker's
+    /// view context reads this way).
+    public static func objects(_ coordinator: PersistentStoreCoordinator, throughParent: Bool = false) throws -> Int {
+        let context = freshContext(coordinator, throughParent: throughParent)
         return try context.performAndWait {
             var request = PersonModel.listRequest()
             request.returnsObjectsAsFaults = false
@@ -53,9 +55,9 @@ public enum FetchWorkload {
         }
     }
 
-    /// ObjectGraph: object IDs in list order.
-    public static func ids(_ coordinator: PersistentStoreCoordinator) throws -> Int {
-        let context = freshContext(coordinator)
+    /// ObjectGraph: object IDs in list order (a controller's first fetch reads this way, with its sort keys).
+    public static func ids(_ coordinator: PersistentStoreCoordinator, throughParent: Bool = false) throws -> Int {
+        let context = freshContext(coordinator, throughParent: throughParent)
         return try context.performAndWait { try context.fetchObjectIDs(PersonModel.listRequest()).count }
     }
 
@@ -69,9 +71,14 @@ public enum FetchWorkload {
         }
     }
 
-    static func freshContext(_ coordinator: PersistentStoreCoordinator) -> ManagedObjectContext {
+    static func freshContext(_ coordinator: PersistentStoreCoordinator, throughParent: Bool = false)
+        -> ManagedObjectContext
+    {
         let context = ManagedObjectContext(concurrencyType: .privateQueue)
         context.persistentStoreCoordinator = coordinator
-        return context
+        guard throughParent else { return context }
+        let child = ManagedObjectContext(concurrencyType: .privateQueue)
+        child.parent = context
+        return child
     }
 }

@@ -83,6 +83,12 @@ struct Suite {
                     { try FetchWorkload.rawObjects(connection) }),
                 ("object IDs only, sorted", { try FetchWorkload.ids(coordinator) },
                     { try FetchWorkload.rawIDs(connection) }),
+                ("objects with property values, sorted, in a child context",
+                    { try FetchWorkload.objects(coordinator, throughParent: true) },
+                    { try FetchWorkload.rawObjects(connection) }),
+                ("object IDs only, sorted, in a child context",
+                    { try FetchWorkload.ids(coordinator, throughParent: true) },
+                    { try FetchWorkload.rawIDs(connection) }),
                 ("count, lastName CONTAINS[cd] \"\(FetchWorkload.needle)\"", { try FetchWorkload.count(coordinator) },
                     { try FetchWorkload.rawCount(connection) }),
             ]

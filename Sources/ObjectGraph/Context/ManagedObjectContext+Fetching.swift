@@ -196,7 +196,7 @@ extension ManagedObjectContext {
 
     /// Unsaved inserted, updated and deleted objects of `entity` (and of its sub-entities, if asked), of
     /// `stores` when given (an unsaved object counts as in the store it will be saved to).
-    private func pendingObjects(of entity: EntityDescription, includesSubentities: Bool, in stores: [PersistentStore]?)
+    func pendingObjects(of entity: EntityDescription, includesSubentities: Bool, in stores: [PersistentStore]?)
         -> [ManagedObject]
     {
         let names = includesSubentities

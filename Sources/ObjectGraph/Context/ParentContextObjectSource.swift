@@ -1,0 +1,205 @@
+import Foundation
+
+/// A child context's source: its parent context, asked on the parent's queue. What the child reads is the
+/// parent's current state, unsaved changes included, exactly as Core Data mediates a child's fetches.
+///
+/// What the parent has no unsaved changes to is simply what the parent's own source holds, so such reads go
+/// straight through to that source (for a root parent, the stores) instead of making an object in the parent
+/// for every row: a child's list of a million rows reads about as fast as the parent's would, and leaves no
+/// objects behind in the parent. Only what the parent has changed comes from its objects.
+///
+/// After each answer the child adopts any permanent IDs the parent's objects got meanwhile, so rows that
+/// name objects by their new permanent IDs meet the same objects in the child.
+struct ParentContextObjectSource: ObjectSource {
+    let parent: ManagedObjectContext
+    let child: ManagedObjectContext
+    /// Whether the child adopts new permanent IDs after each answer. Off for a read made off the child's
+    /// queue (a controller's background fetch), where the child adopts them once the results are back on it.
+    var adoptsInChild = true
+
+    func fetch(
+        entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], limit: Int,
+        offset: Int, includesSubentities: Bool, stores: [PersistentStore]?
+    ) throws(ObjectGraphError) -> [RowSnapshot] {
+        let parent = parent
+        return try onParentQueue { () throws(ObjectGraphError) in
+            if let source = try parent.sourceOfUnchangedRows(of: entity, includesSubentities: includesSubentities,
+                in: stores)
+            {
+                return try source.fetch(entity: entity, predicate: predicate, sortCriteria: sortCriteria, limit: limit,
+                    offset: offset, includesSubentities: includesSubentities, stores: stores)
+            }
+            return try parent.rowsForChild(entity: entity, predicate: predicate, sortCriteria: sortCriteria,
+                limit: limit, offset: offset, includesSubentities: includesSubentities, stores: stores)
+        }
+    }
+
+    func fetchKeyedRows(
+        entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], keys: [String],
+        limit: Int, offset: Int, includesSubentities: Bool, stores: [PersistentStore]?, model: ManagedObjectModel
+    ) throws(ObjectGraphError) -> [KeyedRow] {
+        let parent = parent
+        return try onParentQueue { () throws(ObjectGraphError) in
+            if let source = try parent.sourceOfUnchangedRows(of: entity, includesSubentities: includesSubentities,
+                in: stores)
+            {
+                return try source.fetchKeyedRows(entity: entity, predicate: predicate, sortCriteria: sortCriteria,
+                    keys: keys, limit: limit, offset: offset, includesSubentities: includesSubentities, stores: stores,
+                    model: model)
+            }
+            let rows = try parent.rowsForChild(entity: entity, predicate: predicate, sortCriteria: sortCriteria,
+                limit: limit, offset: offset, includesSubentities: includesSubentities, stores: stores)
+            return KeyedRow.reduce(rows, keys: keys, fallback: entity, model: model)
+        }
+    }
+
+    func visitKeyedRows(
+        entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], keys: [String],
+        includesSubentities: Bool, stores: [PersistentStore]?, model: ManagedObjectModel,
+        visit: (ManagedObjectID, [AttributeValue]) throws(ObjectGraphError) -> Void
+    ) throws(ObjectGraphError) {
+        let parent = parent
+        // The rows are visited on the parent's queue: the parent cannot change while they are read.
+        try onParentQueue { () throws(ObjectGraphError) in
+            if let source = try parent.sourceOfUnchangedRows(of: entity, includesSubentities: includesSubentities,
+                in: stores)
+            {
+                try source.visitKeyedRows(entity: entity, predicate: predicate, sortCriteria: sortCriteria, keys: keys,
+                    includesSubentities: includesSubentities, stores: stores, model: model, visit: visit)
+                return
+            }
+            let rows = try parent.rowsForChild(entity: entity, predicate: predicate, sortCriteria: sortCriteria,
+                limit: 0, offset: 0, includesSubentities: includesSubentities, stores: stores)
+            for row in KeyedRow.reduce(rows, keys: keys, fallback: entity, model: model) {
+                try visit(row.objectID, row.values)
+            }
+        }
+    }
+
+    func count(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool,
+        stores: [PersistentStore]?) throws(ObjectGraphError) -> Int
+    {
+        var request = FetchRequest<ManagedObject>(entityName: entity.name)
+        request.predicate = predicate
+        request.includesSubentities = includesSubentities
+        request.affectedStores = stores
+        let parent = parent
+        return try onParentQueue { () throws(ObjectGraphError) in try parent.count(for: request) }
+    }
+
+    func rows(for ids: [ManagedObjectID], entity: EntityDescription) throws(ObjectGraphError) -> [RowSnapshot] {
+        let parent = parent
+        return try onParentQueue { () throws(ObjectGraphError) in
+            let (rows, unchanged) = parent.partitionForChild(ids) { parent.snapshotForChild($0) }
+            guard !unchanged.isEmpty else { return rows }
+            return try rows + parent.objectSource().rows(for: unchanged, entity: entity)
+        }
+    }
+
+    func relatedIDs(of objectID: ManagedObjectID, entity: EntityDescription, relationshipIndex: Int)
+        throws(ObjectGraphError) -> [ManagedObjectID]
+    {
+        try relatedIDs(ofMany: [objectID], entity: entity, relationshipIndex: relationshipIndex)[objectID] ?? []
+    }
+
+    func relatedIDs(ofMany objectIDs: [ManagedObjectID], entity: EntityDescription, relationshipIndex: Int)
+        throws(ObjectGraphError) -> [ManagedObjectID: [ManagedObjectID]]
+    {
+        let parent = parent
+        return try onParentQueue { () throws(ObjectGraphError) in
+            // An unregistered owner's relationship can still name objects the parent deleted: only a parent with
+            // no unsaved changes at all answers for it from its source.
+            guard !parent.hasChanges else {
+                var result: [ManagedObjectID: [ManagedObjectID]] = [:]
+                for id in objectIDs {
+                    guard let object = parent.objectForChild(id) else { continue }
+                    result[id] = parent.relatedIDsForChild(of: object, relationshipIndex: relationshipIndex)
+                }
+                return result
+            }
+            let (found, unchanged) = parent.partitionForChild(objectIDs) { object in
+                parent.relatedIDsForChild(of: object, relationshipIndex: relationshipIndex)
+                    .map { (object.objectID, $0) }
+            }
+            var result = Dictionary(found, uniquingKeysWith: { first, _ in first })
+            if !unchanged.isEmpty {
+                let read = try parent.objectSource().relatedIDs(ofMany: unchanged, entity: entity,
+                    relationshipIndex: relationshipIndex)
+                result.merge(read) { first, _ in first }
+            }
+            // Answered under the IDs the child asked with.
+            for id in objectIDs where result[id] == nil {
+                if let permanent = parent.temporaryIDs[id], let related = result[permanent] { result[id] = related }
+            }
+            return result
+        }
+    }
+
+    /// Runs `body` on the parent's queue (inline when already there) and hands back its result.
+    private func onParentQueue<T>(_ body: () throws(ObjectGraphError) -> T) throws(ObjectGraphError) -> T {
+        let result: Result<T, ObjectGraphError> = parent.performAndWait {
+            parent.adoptPendingPermanentIDs()
+            do throws(ObjectGraphError) { return .success(try body()) } catch { return .failure(error) }
+        }
+        if adoptsInChild { child.adoptPendingPermanentIDs() }
+        return try result.get()
+    }
+}
+
+extension ManagedObjectContext {
+    /// This context's own source, when it has no unsaved changes a fetch of `entity` would overlay (the same
+    /// test its own fetches make): its children's fetches then read that source directly. Nil otherwise.
+    fileprivate func sourceOfUnchangedRows(
+        of entity: EntityDescription, includesSubentities: Bool, in stores: [PersistentStore]?
+    ) throws(ObjectGraphError) -> (any ObjectSource)? {
+        guard pendingObjects(of: entity, includesSubentities: includesSubentities, in: stores).isEmpty else {
+            return nil
+        }
+        return try objectSource()
+    }
+
+    /// The rows a child's fetch sees, made from this context's objects (its unsaved changes included).
+    fileprivate func rowsForChild(
+        entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], limit: Int,
+        offset: Int, includesSubentities: Bool, stores: [PersistentStore]?
+    ) throws(ObjectGraphError) -> [RowSnapshot] {
+        var request = FetchRequest<ManagedObject>(entityName: entity.name)
+        request.predicate = predicate
+        request.sortCriteria = sortCriteria
+        request.fetchLimit = limit
+        request.fetchOffset = offset
+        request.includesSubentities = includesSubentities
+        request.affectedStores = stores
+        return try fetch(request).compactMap { snapshotForChild($0) }
+    }
+
+    /// Splits the IDs a child asks about: objects registered here with their state in memory are answered
+    /// by `answer` (nothing for a deleted one); the others — unregistered, or faults, whose state is their
+    /// saved row — are returned by the IDs this context's source knows them by.
+    fileprivate func partitionForChild<Answer>(
+        _ ids: [ManagedObjectID], answer: (ManagedObject) -> Answer?
+    ) -> (answers: [Answer], unchanged: [ManagedObjectID]) {
+        var answers: [Answer] = []
+        var unchanged: [ManagedObjectID] = []
+        for id in ids {
+            if let object = registered(id) {
+                if object.deletedFlag { continue }
+                if object.faultFlag {
+                    unchanged.append(object.objectID)
+                } else if let answered = answer(object) {
+                    answers.append(answered)
+                }
+            } else {
+                unchanged.append(temporaryIDs[id] ?? id)
+            }
+        }
+        return (answers, unchanged)
+    }
+
+    /// The destinations of a to-many relationship of `object` as a child sees them (deleted ones left out);
+    /// nil when the entity has no such relationship or the object is deleted.
+    fileprivate func relatedIDsForChild(of object: ManagedObject, relationshipIndex: Int) -> [ManagedObjectID]? {
+        guard !object.deletedFlag, relationshipIndex < object.entity.relationships.count else { return nil }
+        return object.loadedToMany(relationshipIndex).items.filter { !$0.deletedFlag }.map(\.objectID)
+    }
+}
