@@ -202,7 +202,7 @@ import Testing
         #expect(next.results.joined().count == 32)
     }
 
-    @Test func aChildContextReadsTheCacheOnlyWhileItsParentHasNothingUnsavedAndWritesItOnlyOnRequest() throws {
+    @Test func aChildContextUsesTheCacheOnlyWhileItsParentHasNothingUnsaved() throws {
         let directory = TemporaryDirectory()
         let stack = try TestStack(.sqlite)
         try seedItems(stack, count: 20)
@@ -236,19 +236,27 @@ import Testing
         }
         #expect(try Self.fetchWithCache(stack, in: directory) == (true, saved.results))
 
-        // Saved: the cache is stale; a child's fetch reads the rows and leaves the cache alone, and `writeCache()`
-        // writes what the child holds.
+        // Saved: the cache is stale; the parent has nothing unsaved, so a child's fetch reads the stores' rows
+        // (through the parent) and rewrites the cache with them. After a change, `writeCache()` writes what the
+        // child holds.
         try parent.performAndWait { try parent.save() }
         let stale = try Data(contentsOf: Self.cacheFile(in: directory))
         let recorder = ChangeRecorder()
+        let fetched = try child.performAndWait {
+            let controller = Self.cachedController(child, in: directory)
+            try controller.performFetch()
+            #expect(!controller.resultsCameFromCache)
+            #expect(try Data(contentsOf: Self.cacheFile(in: directory)) != stale)
+            return controller.sectionedIDs
+        }
+        #expect(fetched.joined().count == 21)
+        #expect(!fetched.joined().contains(inserted), "the saved item is under its permanent ID")
+        #expect(try Self.fetchWithCache(stack, in: directory) == (true, fetched))
         let results = try child.performAndWait {
             let controller = Self.cachedController(child, in: directory)
             controller.delegate = recorder
             try controller.performFetch()
-            #expect(!controller.resultsCameFromCache)
-            #expect(try Data(contentsOf: Self.cacheFile(in: directory)) == stale)
-            #expect(controller.sectionedIDs.joined().count == 21)
-            #expect(!controller.sectionedIDs.joined().contains(inserted), "the saved item is under its permanent ID")
+            #expect(controller.resultsCameFromCache)
             let item = try child.existingObject(with: try #require(controller.sectionedIDs.first?.first))
             item["rank"] = Int64(-9)
             try child.save()
@@ -260,6 +268,47 @@ import Testing
         let next = try Self.fetchWithCache(stack, in: directory)
         #expect(next.fromCache)
         #expect(next.results == results)
+    }
+
+    /// A child's background fetch caches what it read through a parent with nothing unsaved; when the parent
+    /// deletes an item (unsaved) just before the read, the results leave it out and the cache is left alone.
+    @Test func aChildsBackgroundFetchCachesOnlyRowsItsParentTookFromTheStores() throws {
+        let directory = TemporaryDirectory()
+        let stack = try TestStack(.sqlite)
+        try seedItems(stack, count: 30)
+        let parent = stack.context(name: "parent")
+        let child = ManagedObjectContext(concurrencyType: .privateQueue)
+        child.parent = parent
+
+        let dirtied = Self.cachedController(child, in: directory)
+        child.performAndWait {
+            dirtied.backgroundFetchHooks = BackgroundFetchHooks(willRead: {
+                parent.performAndWait {
+                    let items = try? parent.fetch(FetchRequest<ManagedObject>(entityName: "Item"))
+                    if let item = items?.first { parent.delete(item) }
+                }
+            })
+        }
+        try BackgroundFetchTests.fetchInBackground(dirtied).get()
+        child.performAndWait {
+            #expect(dirtied.lastFetchRanInBackground)
+            #expect(dirtied.numberOfFetchedObjects == 29, "the parent's unsaved deletion holds in the results")
+            #expect(dirtied.cacheIsStale)
+        }
+        #expect(!FileManager.default.fileExists(atPath: Self.cacheFile(in: directory).path))
+
+        parent.performAndWait { parent.rollback() }
+        let clean = Self.cachedController(child, in: directory)
+        let written = DispatchSemaphore(value: 0)
+        child.performAndWait { clean.backgroundFetchHooks = BackgroundFetchHooks(didWriteCache: { written.signal() }) }
+        try BackgroundFetchTests.fetchInBackground(clean).get()
+        #expect(written.wait(timeout: .now() + 60) == .success)
+        let results = child.performAndWait {
+            #expect(!clean.cacheIsStale)
+            return clean.sectionedIDs
+        }
+        #expect(results.joined().count == 30)
+        #expect(try Self.fetchWithCache(stack, in: directory) == (true, results))
     }
 }
 

@@ -72,6 +72,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     let adoptedParentGeneration = Atomic<Int>(0)
     /// This context's children, which follow the permanent IDs its objects get.
     let children = Locked(ChildContexts())
+    /// Counts this child context's reads that an ancestor answered from its unsaved changes: a read across which
+    /// it did not move saw only what the stores hold (a fetched-results controller may then cache its results).
+    let readsOfUnsavedAncestorState = Atomic<Int>(0)
 
     let queue: DispatchQueue
     private let serial: Int

@@ -26,9 +26,12 @@ struct ParentContextObjectSource: ObjectSource {
             if let source = try parent.sourceOfUnchangedRows(of: entity, includesSubentities: includesSubentities,
                 in: stores)
             {
-                return try source.fetch(entity: entity, predicate: predicate, sortCriteria: sortCriteria, limit: limit,
-                    offset: offset, includesSubentities: includesSubentities, stores: stores)
+                return try reading(source) { source throws(ObjectGraphError) in
+                    try source.fetch(entity: entity, predicate: predicate, sortCriteria: sortCriteria, limit: limit,
+                        offset: offset, includesSubentities: includesSubentities, stores: stores)
+                }
             }
+            child.noteReadOfUnsavedAncestorState()
             return try parent.rowsForChild(entity: entity, predicate: predicate, sortCriteria: sortCriteria,
                 limit: limit, offset: offset, includesSubentities: includesSubentities, stores: stores)
         }
@@ -43,10 +46,13 @@ struct ParentContextObjectSource: ObjectSource {
             if let source = try parent.sourceOfUnchangedRows(of: entity, includesSubentities: includesSubentities,
                 in: stores)
             {
-                return try source.fetchKeyedRows(entity: entity, predicate: predicate, sortCriteria: sortCriteria,
-                    keys: keys, limit: limit, offset: offset, includesSubentities: includesSubentities, stores: stores,
-                    model: model)
+                return try reading(source) { source throws(ObjectGraphError) in
+                    try source.fetchKeyedRows(entity: entity, predicate: predicate, sortCriteria: sortCriteria,
+                        keys: keys, limit: limit, offset: offset, includesSubentities: includesSubentities,
+                        stores: stores, model: model)
+                }
             }
+            child.noteReadOfUnsavedAncestorState()
             let rows = try parent.rowsForChild(entity: entity, predicate: predicate, sortCriteria: sortCriteria,
                 limit: limit, offset: offset, includesSubentities: includesSubentities, stores: stores)
             return KeyedRow.reduce(rows, keys: keys, fallback: entity, model: model)
@@ -64,10 +70,13 @@ struct ParentContextObjectSource: ObjectSource {
             if let source = try parent.sourceOfUnchangedRows(of: entity, includesSubentities: includesSubentities,
                 in: stores)
             {
-                try source.visitKeyedRows(entity: entity, predicate: predicate, sortCriteria: sortCriteria, keys: keys,
-                    includesSubentities: includesSubentities, stores: stores, model: model, visit: visit)
+                try reading(source) { source throws(ObjectGraphError) in
+                    try source.visitKeyedRows(entity: entity, predicate: predicate, sortCriteria: sortCriteria,
+                        keys: keys, includesSubentities: includesSubentities, stores: stores, model: model, visit: visit)
+                }
                 return
             }
+            child.noteReadOfUnsavedAncestorState()
             let rows = try parent.rowsForChild(entity: entity, predicate: predicate, sortCriteria: sortCriteria,
                 limit: 0, offset: 0, includesSubentities: includesSubentities, stores: stores)
             for row in KeyedRow.reduce(rows, keys: keys, fallback: entity, model: model) {
@@ -90,9 +99,12 @@ struct ParentContextObjectSource: ObjectSource {
     func rows(for ids: [ManagedObjectID], entity: EntityDescription) throws(ObjectGraphError) -> [RowSnapshot] {
         let parent = parent
         return try onParentQueue { () throws(ObjectGraphError) in
-            let (rows, unchanged) = parent.partitionForChild(ids) { parent.snapshotForChild($0) }
+            let (rows, unchanged, sawChanges) = parent.partitionForChild(ids) { parent.snapshotForChild($0) }
+            if sawChanges { child.noteReadOfUnsavedAncestorState() }
             guard !unchanged.isEmpty else { return rows }
-            return try rows + parent.objectSource().rows(for: unchanged, entity: entity)
+            return try rows + reading(parent.objectSource()) { source throws(ObjectGraphError) in
+                try source.rows(for: unchanged, entity: entity)
+            }
         }
     }
 
@@ -110,6 +122,7 @@ struct ParentContextObjectSource: ObjectSource {
             // An unregistered owner's relationship can still name objects the parent deleted: only a parent with
             // no unsaved changes at all answers for it from its source.
             guard !parent.hasChanges else {
+                child.noteReadOfUnsavedAncestorState()
                 var result: [ManagedObjectID: [ManagedObjectID]] = [:]
                 for id in objectIDs {
                     guard let object = parent.objectForChild(id) else { continue }
@@ -117,14 +130,15 @@ struct ParentContextObjectSource: ObjectSource {
                 }
                 return result
             }
-            let (found, unchanged) = parent.partitionForChild(objectIDs) { object in
+            let (found, unchanged, _) = parent.partitionForChild(objectIDs) { object in
                 parent.relatedIDsForChild(of: object, relationshipIndex: relationshipIndex)
                     .map { (object.objectID, $0) }
             }
             var result = Dictionary(found, uniquingKeysWith: { first, _ in first })
             if !unchanged.isEmpty {
-                let read = try parent.objectSource().relatedIDs(ofMany: unchanged, entity: entity,
-                    relationshipIndex: relationshipIndex)
+                let read = try reading(parent.objectSource()) { source throws(ObjectGraphError) in
+                    try source.relatedIDs(ofMany: unchanged, entity: entity, relationshipIndex: relationshipIndex)
+                }
                 result.merge(read) { first, _ in first }
             }
             // Answered under the IDs the child asked with.
@@ -133,6 +147,19 @@ struct ParentContextObjectSource: ObjectSource {
             }
             return result
         }
+    }
+
+    /// Reads `source` — the parent's own — with `body` (on the parent's queue). When the parent is a child
+    /// too and its ancestors answered from their unsaved changes, so did this read.
+    private func reading<T>(_ source: any ObjectSource, _ body: (any ObjectSource) throws(ObjectGraphError) -> T)
+        throws(ObjectGraphError) -> T
+    {
+        let before = parent.readsOfUnsavedAncestorState.load(ordering: .relaxed)
+        let result = try body(source)
+        if parent.readsOfUnsavedAncestorState.load(ordering: .relaxed) != before {
+            child.noteReadOfUnsavedAncestorState()
+        }
+        return result
     }
 
     /// Runs `body` on the parent's queue (inline when already there) and hands back its result.
@@ -147,6 +174,11 @@ struct ParentContextObjectSource: ObjectSource {
 }
 
 extension ManagedObjectContext {
+    /// Counts a read by this child context that an ancestor answered from its unsaved changes.
+    fileprivate func noteReadOfUnsavedAncestorState() {
+        readsOfUnsavedAncestorState.add(1, ordering: .relaxed)
+    }
+
     /// This context's own source, when it has no unsaved changes a fetch of `entity` would overlay (the same
     /// test its own fetches make): its children's fetches then read that source directly. Nil otherwise.
     fileprivate func sourceOfUnchangedRows(
@@ -175,14 +207,17 @@ extension ManagedObjectContext {
 
     /// Splits the IDs a child asks about: objects registered here with their state in memory are answered
     /// by `answer` (nothing for a deleted one); the others — unregistered, or faults, whose state is their
-    /// saved row — are returned by the IDs this context's source knows them by.
+    /// saved row — are returned by the IDs this context's source knows them by. `sawChanges`: whether any
+    /// of the objects has unsaved changes here (a deletion included).
     fileprivate func partitionForChild<Answer>(
         _ ids: [ManagedObjectID], answer: (ManagedObject) -> Answer?
-    ) -> (answers: [Answer], unchanged: [ManagedObjectID]) {
+    ) -> (answers: [Answer], unchanged: [ManagedObjectID], sawChanges: Bool) {
         var answers: [Answer] = []
         var unchanged: [ManagedObjectID] = []
+        var sawChanges = false
         for id in ids {
             if let object = registered(id) {
+                if object.deletedFlag || object.insertedFlag || object.isUpdated { sawChanges = true }
                 if object.deletedFlag { continue }
                 if object.faultFlag {
                     unchanged.append(object.objectID)
@@ -193,7 +228,7 @@ extension ManagedObjectContext {
                 unchanged.append(temporaryIDs[id] ?? id)
             }
         }
-        return (answers, unchanged)
+        return (answers, unchanged, sawChanges)
     }
 
     /// The destinations of a to-many relationship of `object` as a child sees them (deleted ones left out);

@@ -178,15 +178,19 @@ extension AnyFetchedResultsController {
             coordinator: coordinator)
         guard keysAreStoredAttributes(model: model, among: rules.trackedEntityNames) else { return nil }
         // A current section cache is read at once, with no query, by the fetch on the queue; the results read
-        // here are written to it, unless they are a child context's (see `usableSectionCache`).
+        // here are written to it (a child context's only if no ancestor answered from unsaved changes).
         let pending = Array(pendingTrackedObjects(among: rules.trackedEntityNames))
         let readable = usableSectionCache(for: request, trackedEntityNames: rules.trackedEntityNames, model: model,
-            readingOnly: true, hasPendingChanges: !pending.isEmpty)
+            hasPendingChanges: !pending.isEmpty)
         if let readable, readable.isCurrent() { return nil }
-        let cache = context.parent == nil ? readable : nil
+        var ancestorReads: (@Sendable () -> Int)?
+        if context.parent != nil {
+            ancestorReads = { @Sendable in context.readsOfUnsavedAncestorState.load(ordering: .relaxed) }
+        }
         let plan = BackgroundFetchPlan(source: source, entity: entity, model: model, request: request,
             keys: request.sortCriteria.map(\.key) + (sectionNaming?.keys ?? []), sectionNaming: sectionNaming,
-            ordering: rules.ordering, leftOut: Set(pending.map(\.objectID)), cache: cache, hooks: backgroundFetchHooks)
+            ordering: rules.ordering, leftOut: Set(pending.map(\.objectID)), cache: readable,
+            readsOfUnsavedAncestorState: ancestorReads, hooks: backgroundFetchHooks)
         return (plan, rules, pending)
     }
 }

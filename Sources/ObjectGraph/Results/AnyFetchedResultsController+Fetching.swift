@@ -8,8 +8,9 @@ extension AnyFetchedResultsController {
     /// without a query; otherwise they are fetched and the cache is rewritten (unless another context saved
     /// to the stores while they were read). The cache holds the stores' rows, so it is neither read nor
     /// written while the context has unsaved changes to the fetched entities; a child context reads it only
-    /// while its ancestors have none either, and leaves the results it fetched out of it (its parent may change
-    /// during the read), though ``writeCache()`` writes them. With a
+    /// while its ancestors have none either, and writes the results it fetched only when none of them answered
+    /// the read from unsaved changes (``writeCache()`` writes them in any case, when the ancestors have none
+    /// by then). With a
     /// ``FetchRequest/fetchBatchSize`` the fetch reads only IDs, sort keys and section keys (when these are
     /// stored attributes), and objects are loaded a batch at a time when first asked for; when nothing tracks
     /// the controller, it reads and keeps only the IDs and section runs, streamed from the store (see
@@ -64,8 +65,7 @@ extension AnyFetchedResultsController {
 
         pendingCachedResults = nil
         untrackedResults = nil
-        let cache = usableSectionCache(for: fetchRequest, trackedEntityNames: trackedEntityNames, model: model,
-            readingOnly: true)
+        let cache = usableSectionCache(for: fetchRequest, trackedEntityNames: trackedEntityNames, model: model)
         if let cached = cache?.load(into: &names, namespaces: &namespaces) {
             // The first screen needs the runs and the first entries; the rest is read on another thread
             // and joins the results when something first needs them (see `settleCachedResults()`).
@@ -85,12 +85,14 @@ extension AnyFetchedResultsController {
             resultsCameFromCache = false
             cacheIsStale = false
         } else {
-            // Fetched results, in order, are written to the section cache (unless a save came in meanwhile; never
-            // a child context's, see `usableSectionCache`).
-            let writable = managedObjectContext.parent == nil ? cache : nil
-            let stamp = writable?.fingerprintBeforeReading()
+            // Fetched results, in order, are written to the section cache unless a save came in meanwhile, or (in
+            // a child context) an ancestor answered the read from its unsaved changes.
+            let ancestorReads = managedObjectContext.readsOfUnsavedAncestorState.load(ordering: .relaxed)
+            let stamp = cache?.fingerprintBeforeReading()
             let placed = try placeFetchedEntries(try fetchEntries(entity: entity, model: model))
             resultsCameFromCache = false
+            let writable = managedObjectContext.readsOfUnsavedAncestorState.load(ordering: .relaxed) == ancestorReads
+                ? cache : nil
             // (Results the cache does not hold yet are written by `writeCache()`.)
             let written = writable?.store(placed, names: names, namespaces: namespaces, readAt: stamp) ?? false
             cacheIsStale = cacheName != nil && !written

@@ -80,6 +80,9 @@ struct BackgroundFetchPlan: Sendable {
     let leftOut: Set<ManagedObjectID>
     /// The section cache the results are written to, when the controller has one it may use.
     let cache: FetchedResultsCache?
+    /// For a child context, its count of reads an ancestor answered from unsaved changes
+    /// (``ManagedObjectContext/readsOfUnsavedAncestorState``): results read while it moved are not cached.
+    let readsOfUnsavedAncestorState: (@Sendable () -> Int)?
     /// Called on the fetching thread (tests use them to change the context at chosen moments).
     let hooks: BackgroundFetchHooks?
 
@@ -92,6 +95,7 @@ struct BackgroundFetchPlan: Sendable {
     /// - Throws: ``ObjectGraphError/fetchCancelled`` once `ticket` is cancelled, or the fetch's error.
     func run(_ ticket: FetchTicket) throws(ObjectGraphError) -> BackgroundFetchResults {
         let stamp = cache?.fingerprintBeforeReading()
+        let ancestorReads = readsOfUnsavedAncestorState?()
         hooks?.willRead()
         defer { hooks?.didRead() }
         var names = SectionNames()
@@ -120,7 +124,7 @@ struct BackgroundFetchPlan: Sendable {
         return BackgroundFetchResults(index: ResultsIndex(sorted: entries), runs: SectionRuns(of: entries), names: names,
             namespaces: namespaces, placedOrders: PlacedOrders(placing: entries, count: entries.count),
             temporaryIDs: temporaryIDs,
-            cacheWrite: cache.map { SectionCacheWrite(cache: $0, entries: entries, names: names, namespaces: namespaces,
+            cacheWrite: (readsOfUnsavedAncestorState?() == ancestorReads ? cache : nil).map { SectionCacheWrite(cache: $0, entries: entries, names: names, namespaces: namespaces,
                 fingerprintBeforeReading: stamp) })
     }
 }

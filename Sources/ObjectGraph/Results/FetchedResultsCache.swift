@@ -209,8 +209,7 @@ extension AnyFetchedResultsController {
     public func writeCache() {
         guard hasFetched, cacheIsStale, !managedObjectContext.hasChanges,
             let model = managedObjectContext.persistentStoreCoordinator?.managedObjectModel,
-            let cache = usableSectionCache(for: placedRequest, trackedEntityNames: trackedEntityNames, model: model,
-                readingOnly: true)
+            let cache = usableSectionCache(for: placedRequest, trackedEntityNames: trackedEntityNames, model: model)
         else { return }
         // Results saved since they were placed (here, or by a parent since) are cached under their permanent IDs.
         managedObjectContext.adoptPendingPermanentIDs()
@@ -263,19 +262,17 @@ extension AnyFetchedResultsController {
     /// not hold the context's results. A cache holds the stores' rows only; a context's unsaved changes to the
     /// tracked entities are part of its results, and so are its ancestors' for a child context.
     ///
-    /// A child context's fetch reads its parent's state without holding the parent still, so results a child
-    /// fetched are never cached (the parent may have changed during the read); with `readingOnly` — reading
-    /// the cache, or writing results the controller holds now (``writeCache()``) — a child context whose
-    /// ancestors have no unsaved changes to the tracked entities may use it. `hasPendingChanges`: whether the
-    /// context has such changes, when the caller worked it out already.
+    /// A child context may use it while its ancestors have no unsaved changes to the tracked entities (they
+    /// are asked, each on its own queue); a fetch that then finds an ancestor answered from unsaved changes
+    /// after all (they were made meanwhile) does not write it. `hasPendingChanges`: whether the context has
+    /// such changes, when the caller worked it out already.
     func usableSectionCache(
         for request: FetchRequest<ManagedObject>, trackedEntityNames: Set<String>, model: ManagedObjectModel,
-        readingOnly: Bool = false, hasPendingChanges: Bool? = nil
+        hasPendingChanges: Bool? = nil
     ) -> FetchedResultsCache? {
         guard let cacheName, !(hasPendingChanges ?? !pendingTrackedObjects(among: trackedEntityNames).isEmpty),
             managedObjectContext.parent == nil
-                || (readingOnly
-                    && managedObjectContext.ancestorsHaveNoUnsavedChanges(toEntitiesNamed: trackedEntityNames))
+                || managedObjectContext.ancestorsHaveNoUnsavedChanges(toEntitiesNamed: trackedEntityNames)
         else { return nil }
         return FetchedResultsCache(name: cacheName, directory: cacheDirectory, request: request,
             sectionNaming: sectionNaming, trackedEntityNames: trackedEntityNames, model: model,
