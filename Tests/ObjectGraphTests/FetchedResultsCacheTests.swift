@@ -105,6 +105,9 @@ private func mergeChangeAndCheck(
 
         AnyFetchedResultsController.deleteCache(withName: cacheName)
         #expect(try !fetch(filtered).fromCache, "a deleted cache is recomputed")
+        // A write a crash interrupted leaves its temporary file: deleting every cache removes it too.
+        let leftover = cacheDirectory.url.appendingPathComponent("." + cacheName + ".frcache.tmp-" + UUID().uuidString)
+        try Data([1, 2, 3]).write(to: leftover)
         AnyFetchedResultsController.deleteCache(withName: nil)
         #expect(try FileManager.default.contentsOfDirectory(atPath: cacheDirectory.url.path).isEmpty)
     }
@@ -313,13 +316,13 @@ extension FetchedResultsCacheTests {
         }
         var crafted = CacheWriter()
         crafted.string(FetchedResultsCache.formatVersion)
-        var newHead = rewritten.data
+        var newHead = Data(rewritten.bytes)
         newHead.append(headBytes.suffix(head.remaining))
         crafted.integer(Int64(newHead.count))
         crafted.integer(Int64(bodyBytes.count))
         crafted.integer(Int64(bitPattern: CacheChecksum.of(newHead)))
         crafted.integer(Int64(bitPattern: CacheChecksum.of(bodyBytes)))
-        var bytes = crafted.data
+        var bytes = Data(crafted.bytes)
         bytes.append(newHead)
         bytes.append(bodyBytes)
         try bytes.write(to: url)

@@ -3,7 +3,12 @@ import Foundation
 /// Writes the section cache's compact binary form: variable-length counts, little-endian integers,
 /// length-prefixed UTF-8 text and length-prefixed byte runs (order bytes).
 struct CacheWriter {
-    private(set) var data = Data()
+    /// What was written. An array of bytes rather than `Data`: a million entries are tens of millions of
+    /// one-byte appends, which `Data` makes several times dearer.
+    private(set) var bytes: [UInt8] = []
+
+    /// A writer with room for `capacity` bytes, so that a large cache is not copied as it grows.
+    init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
 
     mutating func count(_ value: Int) {
         var remaining = UInt64(max(value, 0))
@@ -11,28 +16,58 @@ struct CacheWriter {
             var byte = UInt8(remaining & 0x7F)
             remaining >>= 7
             if remaining != 0 { byte |= 0x80 }
-            data.append(byte)
+            bytes.append(byte)
         } while remaining != 0
     }
 
     mutating func integer(_ value: Int64) {
-        withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     /// Bytes as they are, after their length.
     mutating func byteRun(_ value: [UInt8]) {
         count(value.count)
-        data.append(contentsOf: value)
+        bytes.append(contentsOf: value)
     }
 
     mutating func string(_ value: String) {
-        let bytes = Array(value.utf8)
-        count(bytes.count)
-        data.append(contentsOf: bytes)
+        let utf8 = Array(value.utf8)
+        count(utf8.count)
+        bytes.append(contentsOf: utf8)
     }
 
-    /// Appends what `other` wrote.
-    mutating func append(_ other: CacheWriter) { data.append(other.data) }
+    /// Replaces the file at `url` with `parts`, one after the other, through a temporary file in the same
+    /// folder renamed over it: a reader finds the old file or the new one, never a part of one. Not flushed
+    /// to disk — after a crash a cache may be torn, and its checksums then send the next fetch to the store.
+    /// Returns false (and leaves the old file) when a step fails.
+    static func replaceFile(at url: URL, with parts: [[UInt8]]) -> Bool {
+        let temporary = url.deletingLastPathComponent()
+            .appendingPathComponent("." + url.lastPathComponent + ".tmp-" + UUID().uuidString)
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return false }
+        var written = parts.allSatisfy { part in
+            part.withUnsafeBytes { buffer in
+                guard var next = buffer.baseAddress else { return true }
+                var remaining = buffer.count
+                while remaining > 0 {
+                    let count = write(descriptor, next, remaining)
+                    if count < 0 {
+                        if errno == EINTR { continue }
+                        return false
+                    }
+                    next += count
+                    remaining -= count
+                }
+                return true
+            }
+        }
+        written = close(descriptor) == 0 && written
+        guard written, rename(temporary.path, url.path) == 0 else {
+            unlink(temporary.path)
+            return false
+        }
+        return true
+    }
 }
 
 /// A 64-bit checksum of a cache's bytes, so that a file of the right size whose bytes were damaged is not
@@ -53,6 +88,8 @@ enum CacheChecksum {
         }
         return hash ^ (hash >> 29)
     }
+
+    static func of(_ bytes: [UInt8]) -> UInt64 { bytes.withUnsafeBytes { of($0) } }
 
     static func of(_ data: Data) -> UInt64 { data.withUnsafeBytes { of($0) } }
 }

@@ -140,8 +140,15 @@ struct FetchedResultsCache: Sendable {
             head.count(Int(section))
             head.count(count)
         }
+        // Neighbours mostly share a namespace: it is looked up when it changes.
+        var lastNamespace = entries.first?.placed.namespace ?? 0
+        var lastPair = namespacePairs[lastNamespace] ?? (0, 0)
         func write(_ entry: ResultsEntry, to writer: inout CacheWriter) {
-            let pair = namespacePairs[entry.placed.namespace] ?? (0, 0)
+            if entry.placed.namespace != lastNamespace {
+                lastNamespace = entry.placed.namespace
+                lastPair = namespacePairs[lastNamespace] ?? (0, 0)
+            }
+            let pair = lastPair
             writer.count(pair.entity)
             writer.count(pair.store)
             writer.integer(entry.placed.key)
@@ -150,25 +157,21 @@ struct FetchedResultsCache: Sendable {
         }
         let headCount = min(entries.count, Self.headEntryCount)
         for entry in entries[..<headCount] { write(entry, to: &head) }
-        var body = CacheWriter()
+        // Room for the body at the head's bytes per entry, and a little more, so that it grows once at most.
+        let bytesPerEntry = headCount > 0 ? (head.bytes.count + headCount - 1) / headCount : 0
+        var body = CacheWriter(capacity: (entries.count - headCount) * bytesPerEntry * 9 / 8)
         for entry in entries[headCount...] { write(entry, to: &body) }
         var file = CacheWriter()
         file.string(Self.formatVersion)
-        file.integer(Int64(head.data.count))
-        file.integer(Int64(body.data.count))
-        file.integer(Int64(bitPattern: CacheChecksum.of(head.data)))
-        file.integer(Int64(bitPattern: CacheChecksum.of(body.data)))
-        file.append(head)
-        file.append(body)
-        do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(),
-                withIntermediateDirectories: true)
-            try file.data.write(to: url, options: .atomic)
-            return true
-        } catch {
-            // A cache that cannot be written is recomputed next time.
-            return false
-        }
+        file.integer(Int64(head.bytes.count))
+        file.integer(Int64(body.bytes.count))
+        file.integer(Int64(bitPattern: CacheChecksum.of(head.bytes)))
+        file.integer(Int64(bitPattern: CacheChecksum.of(body.bytes)))
+        // A cache that cannot be written is recomputed next time.
+        guard (try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(),
+            withIntermediateDirectories: true)) != nil
+        else { return false }
+        return CacheWriter.replaceFile(at: url, with: [file.bytes, head.bytes, body.bytes])
     }
 }
 
@@ -199,7 +202,10 @@ extension AnyFetchedResultsController {
             return
         }
         let files = (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)) ?? []
-        for file in files where file.pathExtension == "frcache" { try? FileManager.default.removeItem(at: file) }
+        // (With the temporary files of writes a crash interrupted.)
+        for file in files where file.pathExtension == "frcache" || file.lastPathComponent.contains(".frcache.tmp-") {
+            try? FileManager.default.removeItem(at: file)
+        }
     }
 
     /// Rewrites the section cache from the current results, if the controller has a cache name and its
