@@ -101,6 +101,31 @@ struct CacheReader {
 
     init(data: Data) { bytes = [UInt8](data) }
 
+    init(bytes: [UInt8]) { self.bytes = bytes }
+
+    /// `count` bytes of the file at `url` from `offset`, read straight into an array (a cache's body is tens
+    /// of megabytes); nil when the file cannot be read or is shorter.
+    static func bytes(of url: URL, at offset: UInt64, count: Int) -> [UInt8]? {
+        guard count >= 0, offset <= UInt64(Int64.max) else { return nil }
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var complete = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var done = 0
+            while done < count {
+                let read = pread(descriptor, buffer.baseAddress.map { $0 + done }, count - done,
+                    off_t(offset) + off_t(done))
+                if read < 0, errno == EINTR { continue }
+                guard read > 0 else { break }
+                done += read
+            }
+            initialized = done
+            complete = done == count
+        }
+        return complete ? bytes : nil
+    }
+
     var isAtEnd: Bool { position == bytes.count }
 
     /// Bytes not read yet.

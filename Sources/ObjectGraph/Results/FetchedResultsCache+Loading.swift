@@ -58,16 +58,21 @@ private struct CacheEntryTables: Sendable {
     func entries(from reader: inout CacheReader, count: Int) -> [ResultsEntry]? {
         var entries: [ResultsEntry] = []
         entries.reserveCapacity(count)
+        return append(count, from: &reader, to: &entries) ? entries : nil
+    }
+
+    /// Appends `count` entries from `reader` to `entries`; false when they are malformed.
+    func append(_ count: Int, from reader: inout CacheReader, to entries: inout [ResultsEntry]) -> Bool {
         for _ in 0..<count {
             guard let entity = reader.count(), entity < entityCount, let store = reader.count(), store < storeCount,
                 let key = reader.integer(), let section = reader.count(), section < sections.count,
                 let order = reader.byteRun()
-            else { return nil }
+            else { return false }
             let namespace = namespaces[entity * storeCount + store]
             entries.append(ResultsEntry(placed: PlacedID(key: key, namespace: namespace), order: order,
                 section: sections[section]))
         }
-        return entries
+        return true
     }
 }
 
@@ -185,17 +190,14 @@ extension FetchedResultsCache {
         let url = url
         let bodyOffset = headOffset + UInt64(headLength)
         let tail = CachedResultsTail {
-            guard let handle = try? FileHandle(forReadingFrom: url) else { return .damaged }
-            defer { try? handle.close() }
-            guard (try? handle.seek(toOffset: bodyOffset)) != nil,
-                let bodyData = try? handle.read(upToCount: Int(bodyLength)),
-                bodyData.count == Int(bodyLength), CacheChecksum.of(bodyData) == UInt64(bitPattern: bodySum)
+            guard let bytes = CacheReader.bytes(of: url, at: bodyOffset, count: Int(bodyLength)),
+                CacheChecksum.of(bytes) == UInt64(bitPattern: bodySum)
             else { return .damaged }
-            var body = CacheReader(data: bodyData)
-            guard let rest = tables.entries(from: &body, count: entryCount - headCount), body.isAtEnd else {
-                return .damaged
-            }
-            let all = first + rest
+            var body = CacheReader(bytes: bytes)
+            // (Appended to the head's entries: a million entries are not copied once more to join them.)
+            var all = first
+            all.reserveCapacity(entryCount)
+            guard tables.append(entryCount - headCount, from: &body, to: &all), body.isAtEnd else { return .damaged }
             guard ResultsEntry.areInOrder(all), SectionRuns(of: all).matches(runs) else { return .damaged }
             return .complete(ResultsIndex(sorted: all))
         }
