@@ -122,7 +122,10 @@ public final class PeopleStack: Sendable {
     @discardableResult
     public func seedIfEmpty() throws -> Int {
         let context = viewContext
-        guard try context.count(for: PeopleModel.listRequest()) == 0 else { return 0 }
+        // (Whether there is anyone, without counting everyone.)
+        var anyone = FetchRequest<Person>(entityName: PeopleModel.entityName)
+        anyone.fetchLimit = 1
+        guard try context.fetchObjectIDs(anyone).isEmpty else { return 0 }
         guard let url = PeopleResources.samplePeopleURL else { return 0 }
         let records = try PersonRecord.loadSamplePeople(from: url)
         let people = records.map { record in
