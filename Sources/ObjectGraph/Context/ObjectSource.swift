@@ -94,28 +94,3 @@ struct CoordinatorObjectSource: ObjectSource {
         try coordinator.relatedIDs(ofMany: objectIDs, entity: entity, relationshipIndex: relationshipIndex)
     }
 }
-
-extension ObjectSource {
-    /// Reads whole rows and reduces them: right for a parent context, whose "rows" are its objects.
-    func fetchKeyedRows(
-        entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], keys: [String],
-        limit: Int, offset: Int, includesSubentities: Bool, stores: [PersistentStore]?, model: ManagedObjectModel
-    ) throws(ObjectGraphError) -> [KeyedRow] {
-        let rows = try fetch(entity: entity, predicate: predicate, sortCriteria: sortCriteria, limit: limit,
-            offset: offset, includesSubentities: includesSubentities, stores: stores)
-        return KeyedRow.reduce(rows, keys: keys, fallback: entity, model: model)
-    }
-
-    /// Walks ``fetchKeyedRows``.
-    func visitKeyedRows(
-        entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], keys: [String],
-        includesSubentities: Bool, stores: [PersistentStore]?, model: ManagedObjectModel,
-        visit: (ManagedObjectID, [AttributeValue]) throws(ObjectGraphError) -> Void
-    ) throws(ObjectGraphError) {
-        for row in try fetchKeyedRows(entity: entity, predicate: predicate, sortCriteria: sortCriteria, keys: keys,
-            limit: 0, offset: 0, includesSubentities: includesSubentities, stores: stores, model: model)
-        {
-            try visit(row.objectID, row.values)
-        }
-    }
-}
