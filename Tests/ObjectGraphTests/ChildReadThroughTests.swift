@@ -63,14 +63,17 @@ import Testing
         #expect(parent.performAndWait { parent.registeredObjectsCount } == 0)
     }
 
-    /// Seeded random parents — unchanged, changed elsewhere, changed in the fetched entity — each read by a
-    /// child every way a child reads, against the parent's own fetch.
+    /// Seeded random parents — unchanged, changed elsewhere, changed in the fetched entity; a root context, or
+    /// a child of a root with unsaved changes of its own — each read by a child every way a child reads,
+    /// against the parent's own fetch.
     @Test(arguments: [StoreKind.sqlite, .inMemory])
     func aChildSeesExactlyWhatItsParentWouldFetch(kind: StoreKind) throws {
         for seed in UInt64(1)...12 {
             var rng = SeededRandom(seed: seed)
             let stack = try TestStack(kind)
-            let parent = stack.context(name: "parent")
+            let root = stack.context(name: "root")
+            let chained = (seed / 3) % 2 == 1
+            let parent = chained ? child(of: root, name: "parent") : root
             let request = FetchRequest<ManagedObject>(entityName: "Person",
                 predicate: rng.pick([nil, try FetchPredicate(format: "city IN %@", ["London", "Paris"])]),
                 sortCriteria: Self.sorted)
@@ -78,7 +81,19 @@ import Testing
                 for index in 0..<40 {
                     try insertPerson("P\(Int.random(in: 0..<9, using: &rng))", city: rng.pick(Self.cities),
                         into: parent)
-                    if index % 10 == 9 { try parent.save() }
+                    guard index % 10 == 9 else { continue }
+                    try parent.save()
+                    // In a chain the root keeps the last ten unsaved, and changes some saved people's cities.
+                    if chained, index < 30 { try root.performAndWait { try root.save() } }
+                }
+                if chained {
+                    var rootRandom = SeededRandom(seed: seed &* 31)
+                    try root.performAndWait {
+                        let people = try root.fetch(FetchRequest<ManagedObject>(entityName: "Person"))
+                        for person in people.shuffled(using: &rootRandom).prefix(5) where !person.isInserted {
+                            person["city"] = rootRandom.pick(Self.cities)
+                        }
+                    }
                 }
                 parent.reset()
                 let saved = try parent.fetch(FetchRequest<ManagedObject>(entityName: "Person"))
