@@ -143,15 +143,18 @@ extension FetchedResultsCache {
             numbers.append(names.number(for: name))
         }
         guard let entityCount = head.count(), entityCount <= head.remaining else { return nil }
+        // Every entity and store the IDs name must be one the results come from (a file that passes its
+        // checksums could still name others: its IDs would name objects that cannot exist).
         var entityNames: [String] = []
         for _ in 0..<entityCount {
-            guard let name = head.string() else { return nil }
+            guard let name = head.string(), trackedEntityNames.contains(name) else { return nil }
             entityNames.append(name)
         }
         guard let storeCount = head.count(), storeCount <= head.remaining else { return nil }
+        let knownStores = self.storeIdentifiers
         var storeIdentifiers: [String] = []
         for _ in 0..<storeCount {
-            guard let identifier = head.string() else { return nil }
+            guard let identifier = head.string(), knownStores.contains(identifier) else { return nil }
             storeIdentifiers.append(identifier)
         }
         var pairNamespaces: [UInt32] = []

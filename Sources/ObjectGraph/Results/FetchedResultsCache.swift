@@ -17,6 +17,8 @@ struct FetchedResultsCache: Sendable {
     let url: URL
     private let header: [String]
     private let stores: [PersistentStore]
+    /// The entities the results may hold: a file whose IDs name another is not believed.
+    let trackedEntityNames: Set<String>
 
     /// The cache named `name` in `directory`, for results of `request` sectioned by `sectionNaming`, tracking
     /// the entities named `trackedEntityNames` of `model`, read from `stores`.
@@ -29,11 +31,15 @@ struct FetchedResultsCache: Sendable {
             name + "=" + (model.entity(named: name)?.versionHash.base64EncodedString() ?? "?")
         }
         self.stores = stores
+        self.trackedEntityNames = trackedEntityNames
         header = [
             Self.formatVersion, request.description, "subentities=\(request.includesSubentities)",
             "sections=" + (sectionNaming?.label ?? "-"),
         ] + hashes
     }
+
+    /// The identifiers of the stores the results are read from: a file whose IDs name another is not believed.
+    var storeIdentifiers: Set<String> { Set(stores.map(\.identifier)) }
 
     /// What the cache must have been computed from, as of now; nil when a store cannot be fingerprinted
     /// (an in-memory store), so no cache is used.
