@@ -113,6 +113,9 @@ import Testing
                 #expect(try reader.fetch(request).map(Seen.init) == expected, "seed \(seed)")
                 #expect(try reader.fetchObjectIDs(request) == expected.map(\.id), "seed \(seed)")
                 #expect(try reader.count(for: request) == expected.count, "seed \(seed)")
+                var limited = request
+                (limited.fetchOffset, limited.fetchLimit) = (2, 3)
+                #expect(try reader.count(for: limited) == min(3, max(0, expected.count - 2)), "seed \(seed)")
                 let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: reader)
                 try controller.performFetch()
                 #expect(controller.fetchedObjects?.map(Seen.init) == expected, "seed \(seed)")

@@ -40,7 +40,7 @@ enum StoreRows {
     }
 
     static func count(_ store: PersistentStore, _ entity: EntityDescription) throws -> Int {
-        try store.backend.count(entity: entity, predicate: nil, includesSubentities: true)
+        try store.backend.count(entity: entity, predicate: nil, includesSubentities: true, limit: 0)
     }
 }
 

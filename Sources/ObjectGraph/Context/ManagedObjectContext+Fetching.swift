@@ -56,7 +56,8 @@ extension ManagedObjectContext {
     }
 
     /// The number of objects `request` would fetch, counted in the store when there are no pending changes
-    /// of its entity.
+    /// of its entity. With a `fetchLimit` the store stops counting at offset plus limit, so a count with a
+    /// limit of one is a cheap test of whether anything matches.
     public func count<Result: ManagedObject>(for request: FetchRequest<Result>) throws(ObjectGraphError) -> Int {
         checkQueue("count(for:)")
         let entity = try entity(named: request.entityName)
@@ -66,9 +67,11 @@ extension ManagedObjectContext {
         {
             return try fetch(request).count
         }
+        let offset = max(request.fetchOffset, 0)
         var count = try objectSource().count(entity: entity, predicate: request.predicate,
-            includesSubentities: request.includesSubentities, stores: request.affectedStores)
-        count = max(0, count - max(request.fetchOffset, 0))
+            includesSubentities: request.includesSubentities, stores: request.affectedStores,
+            limit: request.fetchLimit > 0 ? offset + request.fetchLimit : 0)
+        count = max(0, count - offset)
         return request.fetchLimit > 0 ? min(count, request.fetchLimit) : count
     }
 

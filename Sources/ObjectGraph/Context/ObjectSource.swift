@@ -24,9 +24,9 @@ protocol ObjectSource: Sendable {
         includesSubentities: Bool, stores: [PersistentStore]?, model: ManagedObjectModel,
         visit: (ManagedObjectID, [AttributeValue]) throws(ObjectGraphError) -> Void
     ) throws(ObjectGraphError)
-    /// The number of rows `fetch` would return without limit and offset.
+    /// The number of rows `fetch` would return without limit and offset, counted up to `limit` (zero: all).
     func count(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool,
-        stores: [PersistentStore]?) throws(ObjectGraphError) -> Int
+        stores: [PersistentStore]?, limit: Int) throws(ObjectGraphError) -> Int
     /// The rows with these IDs that (still) exist.
     func rows(for ids: [ManagedObjectID], entity: EntityDescription) throws(ObjectGraphError) -> [RowSnapshot]
     /// The destinations of a to-many relationship of one object, in order for ordered relationships.
@@ -71,10 +71,10 @@ struct CoordinatorObjectSource: ObjectSource {
     }
 
     func count(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool,
-        stores: [PersistentStore]?) throws(ObjectGraphError) -> Int
+        stores: [PersistentStore]?, limit: Int) throws(ObjectGraphError) -> Int
     {
         try coordinator.count(entity: entity, predicate: predicate, includesSubentities: includesSubentities,
-            affectedStores: stores)
+            affectedStores: stores, limit: limit)
     }
 
     func rows(for ids: [ManagedObjectID], entity: EntityDescription) throws(ObjectGraphError) -> [RowSnapshot] {

@@ -86,10 +86,11 @@ struct ParentContextObjectSource: ObjectSource {
     }
 
     func count(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool,
-        stores: [PersistentStore]?) throws(ObjectGraphError) -> Int
+        stores: [PersistentStore]?, limit: Int) throws(ObjectGraphError) -> Int
     {
         var request = FetchRequest<ManagedObject>(entityName: entity.name)
         request.predicate = predicate
+        request.fetchLimit = max(limit, 0)
         request.includesSubentities = includesSubentities
         request.affectedStores = stores
         let parent = parent

@@ -208,10 +208,10 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
         var predicateEntity: (EntityDescription, ManagedObjectModel)? { (entity, graph.store.model) }
     }
 
-    func count(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool)
+    func count(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool, limit: Int)
         throws(ObjectGraphError) -> Int
     {
-        try fetch(entity: entity, predicate: predicate, sortCriteria: [], limit: 0, offset: 0,
+        try fetch(entity: entity, predicate: predicate, sortCriteria: [], limit: max(limit, 0), offset: 0,
             includesSubentities: includesSubentities).count
     }
 

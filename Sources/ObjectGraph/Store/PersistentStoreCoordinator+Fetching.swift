@@ -102,16 +102,19 @@ extension PersistentStoreCoordinator {
         }
     }
 
-    /// The number of rows of `entity` matching `predicate` in every store that holds it (or in `affectedStores`).
+    /// The number of rows of `entity` matching `predicate` in every store that holds it (or in `affectedStores`);
+    /// with a `limit` above zero, counting stops once that many are found.
     func count(
         entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool,
-        affectedStores: [PersistentStore]? = nil
+        affectedStores: [PersistentStore]? = nil, limit: Int = 0
     ) throws(ObjectGraphError) -> Int {
         var total = 0
         for store in try stores(forFetching: entity, includesSubentities: includesSubentities,
             affectedStores: affectedStores)
         {
-            total += try store.backend.count(entity: entity, predicate: predicate, includesSubentities: includesSubentities)
+            if limit > 0, total >= limit { break }
+            total += try store.backend.count(entity: entity, predicate: predicate,
+                includesSubentities: includesSubentities, limit: limit > 0 ? limit - total : 0)
         }
         return total
     }

@@ -81,8 +81,9 @@ protocol StoreBackend: AnyObject, Sendable {
         includesSubentities: Bool, model: ManagedObjectModel,
         visit: (ManagedObjectID, [AttributeValue]) throws(ObjectGraphError) -> Void
     ) throws(ObjectGraphError)
-    /// The number of rows of `entity` (and, with `includesSubentities`, its sub-entities) matching `predicate`.
-    func count(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool)
+    /// The number of rows of `entity` (and, with `includesSubentities`, its sub-entities) matching `predicate`;
+    /// with a `limit` above zero, counting stops there (an existence check need not count a million rows).
+    func count(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool, limit: Int)
         throws(ObjectGraphError) -> Int
     /// The rows with these IDs that still exist.
     func rows(for ids: [ManagedObjectID], entity: EntityDescription) throws(ObjectGraphError) -> [RowSnapshot]

@@ -24,12 +24,13 @@ extension SQLiteStore {
         }
     }
 
-    func count(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool)
+    func count(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool, limit: Int)
         throws(ObjectGraphError) -> Int
     {
         let layout = try layout(of: entity)
         let (clause, bindings) = try whereClause(layout, predicate, includesSubentities: includesSubentities)
-        let sql = "SELECT count(*) FROM \(layout.tableName) \(Self.rowAlias)" + clause
+        let rows = "FROM \(layout.tableName) \(Self.rowAlias)" + clause
+        let sql = limit > 0 ? "SELECT count(*) FROM (SELECT 1 \(rows) LIMIT \(limit))" : "SELECT count(*) \(rows)"
         return try withReader { connection throws(ObjectGraphError) in
             try sqlite {
                 guard case .integer(let count)? = try connection.scalar(sql, bindings.map(\.sqliteValue)) else { return 0 }
