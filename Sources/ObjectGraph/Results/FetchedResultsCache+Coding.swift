@@ -45,22 +45,7 @@ struct CacheWriter {
             .appendingPathComponent("." + url.lastPathComponent + ".tmp-" + UUID().uuidString)
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { return false }
-        var written = parts.allSatisfy { part in
-            part.withUnsafeBytes { buffer in
-                guard var next = buffer.baseAddress else { return true }
-                var remaining = buffer.count
-                while remaining > 0 {
-                    let count = write(descriptor, next, remaining)
-                    if count < 0 {
-                        if errno == EINTR { continue }
-                        return false
-                    }
-                    next += count
-                    remaining -= count
-                }
-                return true
-            }
-        }
+        var written = parts.allSatisfy { part in part.withUnsafeBytes { writeEveryByte($0, to: descriptor) } }
         written = close(descriptor) == 0 && written
         guard written, rename(temporary.path, url.path) == 0 else {
             unlink(temporary.path)

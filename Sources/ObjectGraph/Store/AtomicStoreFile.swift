@@ -139,7 +139,7 @@ final class AtomicStoreFile: @unchecked Sendable {
         // A rewrite keeps the permissions of the file it replaces (a new file gets 0644 less the umask).
         var existing = stat()
         if stat(url.path, &existing) == 0 { _ = fchmod(descriptor, existing.st_mode & 0o7777) }
-        try check(.write, writeAll(data, to: descriptor))
+        try check(.write, data.withUnsafeBytes { writeEveryByte($0, to: descriptor) })
         try check(.syncFile, fsync(descriptor) == 0)
         isOpen = false
         try check(.syncFile, closeDescriptor(descriptor) == 0)
@@ -152,24 +152,6 @@ final class AtomicStoreFile: @unchecked Sendable {
                 _ = fsync(folderDescriptor)
                 _ = closeDescriptor(folderDescriptor)
             }
-        }
-    }
-
-    /// Writes every byte of `data` to `descriptor`, retrying after interruptions; false on an error (`errno`).
-    private static func writeAll(_ data: Data, to descriptor: Int32) -> Bool {
-        data.withUnsafeBytes { buffer -> Bool in
-            guard var next = buffer.baseAddress else { return true }
-            var remaining = buffer.count
-            while remaining > 0 {
-                let written = writeBytes(descriptor, next, remaining)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                next += written
-                remaining -= written
-            }
-            return true
         }
     }
 
@@ -187,5 +169,3 @@ final class AtomicStoreFile: @unchecked Sendable {
 /// The system's `close`, under a name the file type's own `close()` does not hide.
 private func closeDescriptor(_ descriptor: Int32) -> Int32 { close(descriptor) }
 
-/// The system's `write`, under a name the file type's own `write` does not hide.
-private func writeBytes(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int { write(descriptor, bytes, count) }
