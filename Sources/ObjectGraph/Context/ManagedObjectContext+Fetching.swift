@@ -57,22 +57,45 @@ extension ManagedObjectContext {
 
     /// The number of objects `request` would fetch, counted in the store when there are no pending changes
     /// of its entity. With a `fetchLimit` the store stops counting at offset plus limit, so a count with a
-    /// limit of one is a cheap test of whether anything matches.
+    /// limit of one is a cheap test of whether anything matches. With pending changes, the store's matching
+    /// IDs are read (no objects made) and the unsaved objects judged in memory, as a fetch would.
     public func count<Result: ManagedObject>(for request: FetchRequest<Result>) throws(ObjectGraphError) -> Int {
         checkQueue("count(for:)")
         let entity = try entity(named: request.entityName)
-        if request.includesPendingChanges,
-            !pendingObjects(of: entity, includesSubentities: request.includesSubentities, in: request.affectedStores)
-                .isEmpty
-        {
-            return try fetch(request).count
-        }
         let offset = max(request.fetchOffset, 0)
-        var count = try objectSource().count(entity: entity, predicate: request.predicate,
-            includesSubentities: request.includesSubentities, stores: request.affectedStores,
-            limit: request.fetchLimit > 0 ? offset + request.fetchLimit : 0)
+        let pending = request.includesPendingChanges
+            ? pendingObjects(of: entity, includesSubentities: request.includesSubentities, in: request.affectedStores)
+            : []
+        var count: Int
+        if pending.isEmpty {
+            count = try objectSource().count(entity: entity, predicate: request.predicate,
+                includesSubentities: request.includesSubentities, stores: request.affectedStores,
+                limit: request.fetchLimit > 0 ? offset + request.fetchLimit : 0)
+        } else {
+            count = try countWithPending(pending, entity: entity, predicate: request.predicate,
+                includesSubentities: request.includesSubentities, stores: request.affectedStores)
+        }
         count = max(0, count - offset)
         return request.fetchLimit > 0 ? min(count, request.fetchLimit) : count
+    }
+
+    /// The stored rows matching `predicate` that are not among the unsaved `pending` objects (their IDs read,
+    /// nothing decoded), plus the pending objects that are not deleted and match in memory: what a fetch with
+    /// pending changes would return, without making an object per row.
+    private func countWithPending(
+        _ pending: [ManagedObject], entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool,
+        stores: [PersistentStore]?
+    ) throws(ObjectGraphError) -> Int {
+        guard let model = persistentStoreCoordinator?.managedObjectModel else { throw .noCoordinator(context: description) }
+        let pendingIDs = Set(pending.map(\.objectID))
+        var stored = 0
+        try objectSource().visitKeyedRows(entity: entity, predicate: predicate, sortCriteria: [], keys: [],
+            includesSubentities: includesSubentities, stores: stores, model: model)
+        { id, _ throws(ObjectGraphError) in
+            if !pendingIDs.contains(id) { stored += 1 }
+        }
+        let inMemory = pending.count { !$0.deletedFlag && (predicate?.evaluate(with: $0) ?? true) }
+        return stored + inMemory
     }
 
     /// The object for `objectID`, loaded from the store if it is not registered; never a fault.
