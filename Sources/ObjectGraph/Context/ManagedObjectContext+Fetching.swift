@@ -79,6 +79,40 @@ extension ManagedObjectContext {
         return request.fetchLimit > 0 ? min(count, request.fetchLimit) : count
     }
 
+    /// The IDs `request` fetches with the unsaved `pending` objects joined in: the store's rows are read as IDs
+    /// and sort keys only (no objects made), the pending objects judged in memory, and everything put in the
+    /// order a fetch gives. Nil when a sort key is not a stored attribute of every fetched entity (a key path:
+    /// then objects are needed to read it).
+    private func objectIDsWithPending(
+        _ pending: [ManagedObject], request: FetchRequest<some ManagedObject>, entity: EntityDescription
+    ) throws(ObjectGraphError) -> [ManagedObjectID]? {
+        guard let model = persistentStoreCoordinator?.managedObjectModel else { throw .noCoordinator(context: description) }
+        let criteria = request.sortCriteria
+        let keys = criteria.map(\.key)
+        let entities = request.includesSubentities ? model.entityAndDescendants(of: entity) : [entity]
+        guard entities.allSatisfy({ fetched in keys.allSatisfy { fetched.attributeIndex(named: $0) != nil } }) else {
+            return nil
+        }
+        let ordering = RowOrdering(criteria: criteria)
+        let pendingIDs = Set(pending.map(\.objectID))
+        var rows: [(keys: [AttributeValue], id: ManagedObjectID)] = []
+        try objectSource().visitKeyedRows(entity: entity, predicate: request.predicate, sortCriteria: criteria,
+            keys: keys, includesSubentities: request.includesSubentities, stores: request.affectedStores, model: model)
+        { id, values throws(ObjectGraphError) in
+            guard !pendingIDs.contains(id) else { return }
+            rows.append((zip(criteria, values).map { $0.sortKey(for: $1) }, id))
+        }
+        for object in pending where !object.deletedFlag && (request.predicate?.evaluate(with: object) ?? true) {
+            rows.append((ordering.sortKeys(for: object), object.objectID))
+        }
+        // (The store's rows arrive in order: sorting them with the unsaved ones appended costs little more than
+        // placing those.)
+        rows.sort { ordering.precedes($0.keys, $0.id, $1.keys, $1.id) }
+        let start = min(max(request.fetchOffset, 0), rows.count)
+        let end = request.fetchLimit > 0 ? min(start + request.fetchLimit, rows.count) : rows.count
+        return rows[start..<end].map(\.id)
+    }
+
     /// The stored rows matching `predicate` that are not among the unsaved `pending` objects (their IDs read,
     /// nothing decoded), plus the pending objects that are not deleted and match in memory: what a fetch with
     /// pending changes would return, without making an object per row.
@@ -118,10 +152,11 @@ extension ManagedObjectContext {
     {
         checkQueue("fetchObjectIDs(_:)")
         let entity = try entity(named: request.entityName)
-        if request.includesPendingChanges,
-            !pendingObjects(of: entity, includesSubentities: request.includesSubentities, in: request.affectedStores)
-                .isEmpty
-        {
+        let pending = request.includesPendingChanges
+            ? pendingObjects(of: entity, includesSubentities: request.includesSubentities, in: request.affectedStores)
+            : []
+        if !pending.isEmpty {
+            if let ids = try objectIDsWithPending(pending, request: request, entity: entity) { return ids }
             return try fetch(request).map(\.objectID)
         }
         guard let model = persistentStoreCoordinator?.managedObjectModel else { throw .noCoordinator(context: description) }
