@@ -325,8 +325,10 @@ extension ManagedObjectContext {
         var next = parent
         while let ancestor = next {
             let (isClean, above) = ancestor.performAndWait { () -> (Bool, ManagedObjectContext?) in
-                let changed = ancestor.insertedObjects.union(ancestor.updatedObjects).union(ancestor.deletedObjects)
-                return (!changed.contains { entityNames.contains($0.entity.name) }, ancestor.parent)
+                let changes = [ancestor.insertedObjectsByIdentity, ancestor.updatedObjectsByIdentity,
+                    ancestor.deletedObjectsByIdentity]
+                let touched = changes.contains { $0.values.contains { entityNames.contains($0.entity.name) } }
+                return (!touched, ancestor.parent)
             }
             guard isClean else { return false }
             next = above

@@ -21,41 +21,25 @@ struct ParentContextObjectSource: ObjectSource {
         entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], limit: Int,
         offset: Int, includesSubentities: Bool, stores: [PersistentStore]?
     ) throws(ObjectGraphError) -> [RowSnapshot] {
-        let parent = parent
-        return try onParentQueue { () throws(ObjectGraphError) in
-            if let source = try parent.sourceOfUnchangedRows(of: entity, includesSubentities: includesSubentities,
-                in: stores)
-            {
-                return try reading(source) { source throws(ObjectGraphError) in
-                    try source.fetch(entity: entity, predicate: predicate, sortCriteria: sortCriteria, limit: limit,
-                        offset: offset, includesSubentities: includesSubentities, stores: stores)
-                }
-            }
-            child.noteReadOfUnsavedAncestorState()
-            return try parent.rowsForChild(entity: entity, predicate: predicate, sortCriteria: sortCriteria,
-                limit: limit, offset: offset, includesSubentities: includesSubentities, stores: stores)
-        }
+        try readRows(entity: entity, predicate: predicate, sortCriteria: sortCriteria, limit: limit, offset: offset,
+            includesSubentities: includesSubentities, stores: stores)
+        { source throws(ObjectGraphError) in
+            try source.fetch(entity: entity, predicate: predicate, sortCriteria: sortCriteria, limit: limit,
+                offset: offset, includesSubentities: includesSubentities, stores: stores)
+        } fromParentRows: { $0 }
     }
 
     func fetchKeyedRows(
         entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], keys: [String],
         limit: Int, offset: Int, includesSubentities: Bool, stores: [PersistentStore]?, model: ManagedObjectModel
     ) throws(ObjectGraphError) -> [KeyedRow] {
-        let parent = parent
-        return try onParentQueue { () throws(ObjectGraphError) in
-            if let source = try parent.sourceOfUnchangedRows(of: entity, includesSubentities: includesSubentities,
-                in: stores)
-            {
-                return try reading(source) { source throws(ObjectGraphError) in
-                    try source.fetchKeyedRows(entity: entity, predicate: predicate, sortCriteria: sortCriteria,
-                        keys: keys, limit: limit, offset: offset, includesSubentities: includesSubentities,
-                        stores: stores, model: model)
-                }
-            }
-            child.noteReadOfUnsavedAncestorState()
-            let rows = try parent.rowsForChild(entity: entity, predicate: predicate, sortCriteria: sortCriteria,
-                limit: limit, offset: offset, includesSubentities: includesSubentities, stores: stores)
-            return KeyedRow.reduce(rows, keys: keys, fallback: entity, model: model)
+        try readRows(entity: entity, predicate: predicate, sortCriteria: sortCriteria, limit: limit, offset: offset,
+            includesSubentities: includesSubentities, stores: stores)
+        { source throws(ObjectGraphError) in
+            try source.fetchKeyedRows(entity: entity, predicate: predicate, sortCriteria: sortCriteria, keys: keys,
+                limit: limit, offset: offset, includesSubentities: includesSubentities, stores: stores, model: model)
+        } fromParentRows: { rows in
+            KeyedRow.reduce(rows, keys: keys, fallback: entity, model: model)
         }
     }
 
@@ -64,24 +48,39 @@ struct ParentContextObjectSource: ObjectSource {
         includesSubentities: Bool, stores: [PersistentStore]?, model: ManagedObjectModel,
         visit: (ManagedObjectID, [AttributeValue]) throws(ObjectGraphError) -> Void
     ) throws(ObjectGraphError) {
-        let parent = parent
         // The rows are visited on the parent's queue: the parent cannot change while they are read.
-        try onParentQueue { () throws(ObjectGraphError) in
-            if let source = try parent.sourceOfUnchangedRows(of: entity, includesSubentities: includesSubentities,
-                in: stores)
-            {
-                try reading(source) { source throws(ObjectGraphError) in
-                    try source.visitKeyedRows(entity: entity, predicate: predicate, sortCriteria: sortCriteria,
-                        keys: keys, includesSubentities: includesSubentities, stores: stores, model: model, visit: visit)
-                }
-                return
-            }
-            child.noteReadOfUnsavedAncestorState()
-            let rows = try parent.rowsForChild(entity: entity, predicate: predicate, sortCriteria: sortCriteria,
-                limit: 0, offset: 0, includesSubentities: includesSubentities, stores: stores)
+        try readRows(entity: entity, predicate: predicate, sortCriteria: sortCriteria, limit: 0, offset: 0,
+            includesSubentities: includesSubentities, stores: stores)
+        { source throws(ObjectGraphError) in
+            try source.visitKeyedRows(entity: entity, predicate: predicate, sortCriteria: sortCriteria, keys: keys,
+                includesSubentities: includesSubentities, stores: stores, model: model, visit: visit)
+        } fromParentRows: { rows throws(ObjectGraphError) in
             for row in KeyedRow.reduce(rows, keys: keys, fallback: entity, model: model) {
                 try visit(row.objectID, row.values)
             }
+        }
+    }
+
+    /// A fetch's answer, on the parent's queue: read `fromSource` — the parent's own — when the parent has no
+    /// unsaved changes of the entity, else made `fromParentRows`, the rows of the parent's objects that match
+    /// (and the child notes that an ancestor answered from unsaved changes).
+    private func readRows<T>(
+        entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], limit: Int,
+        offset: Int, includesSubentities: Bool, stores: [PersistentStore]?,
+        fromSource: (any ObjectSource) throws(ObjectGraphError) -> T,
+        fromParentRows: ([RowSnapshot]) throws(ObjectGraphError) -> T
+    ) throws(ObjectGraphError) -> T {
+        let parent = parent
+        return try onParentQueue { () throws(ObjectGraphError) in
+            if let source = try parent.sourceOfUnchangedRows(of: entity, includesSubentities: includesSubentities,
+                in: stores)
+            {
+                return try reading(source, fromSource)
+            }
+            child.noteReadOfUnsavedAncestorState()
+            return try fromParentRows(parent.rowsForChild(entity: entity, predicate: predicate,
+                sortCriteria: sortCriteria, limit: limit, offset: offset, includesSubentities: includesSubentities,
+                stores: stores))
         }
     }
 
