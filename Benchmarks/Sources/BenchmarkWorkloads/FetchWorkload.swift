@@ -71,6 +71,25 @@ public enum FetchWorkload {
         }
     }
 
+    /// ObjectGraph: the count of everyone, in a fresh context holding one unsaved new person (the store's IDs
+    /// are read and the unsaved person judged in memory).
+    public static func countWithUnsavedInsert(_ coordinator: PersistentStoreCoordinator) throws -> Int {
+        let context = freshContext(coordinator)
+        return try context.performAndWait {
+            _ = try context.insertNewObject(forEntityName: PersonModel.entityName)
+            return try context.count(for: PersonModel.listRequest())
+        }
+    }
+
+    /// ObjectGraph: everyone's IDs in list order, in a fresh context holding one unsaved new person.
+    public static func idsWithUnsavedInsert(_ coordinator: PersistentStoreCoordinator) throws -> Int {
+        let context = freshContext(coordinator)
+        return try context.performAndWait {
+            _ = try context.insertNewObject(forEntityName: PersonModel.entityName)
+            return try context.fetchObjectIDs(PersonModel.listRequest()).count
+        }
+    }
+
     static func freshContext(_ coordinator: PersistentStoreCoordinator, throughParent: Bool = false)
         -> ManagedObjectContext
     {

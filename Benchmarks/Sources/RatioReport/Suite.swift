@@ -91,6 +91,12 @@ struct Suite {
                     { try FetchWorkload.rawIDs(connection) }),
                 ("count, lastName CONTAINS[cd] \"\(FetchWorkload.needle)\"", { try FetchWorkload.count(coordinator) },
                     { try FetchWorkload.rawCount(connection) }),
+                // (The raw side counts or reads the stored rows and adds the one unsaved person.)
+                ("count, with one unsaved insert", { try FetchWorkload.countWithUnsavedInsert(coordinator) },
+                    { Int(try connection.int("SELECT count(*) FROM ZPERSON")) + 1 }),
+                ("object IDs only, sorted, with one unsaved insert",
+                    { try FetchWorkload.idsWithUnsavedInsert(coordinator) },
+                    { try FetchWorkload.rawIDs(connection) + 1 }),
             ]
             for (name, og, raw) in pairs {
                 let (ogCount, rawCount) = (try og(), try raw())  // warm-up, and the answers must agree

@@ -115,12 +115,18 @@ extension ManagedObjectContext {
 
     /// The stored rows matching `predicate` that are not among the unsaved `pending` objects (their IDs read,
     /// nothing decoded), plus the pending objects that are not deleted and match in memory: what a fetch with
-    /// pending changes would return, without making an object per row.
+    /// pending changes would return, without making an object per row. When every pending object is new (none
+    /// has a stored row to leave out), the store counts its rows itself.
     private func countWithPending(
         _ pending: [ManagedObject], entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool,
         stores: [PersistentStore]?
     ) throws(ObjectGraphError) -> Int {
         guard let model = persistentStoreCoordinator?.managedObjectModel else { throw .noCoordinator(context: description) }
+        let inMemory = pending.count { !$0.deletedFlag && (predicate?.evaluate(with: $0) ?? true) }
+        if pending.allSatisfy(\.insertedFlag) {
+            return try objectSource().count(entity: entity, predicate: predicate,
+                includesSubentities: includesSubentities, stores: stores, limit: 0) + inMemory
+        }
         let pendingIDs = Set(pending.map(\.objectID))
         var stored = 0
         try objectSource().visitKeyedRows(entity: entity, predicate: predicate, sortCriteria: [], keys: [],
@@ -128,7 +134,6 @@ extension ManagedObjectContext {
         { id, _ throws(ObjectGraphError) in
             if !pendingIDs.contains(id) { stored += 1 }
         }
-        let inMemory = pending.count { !$0.deletedFlag && (predicate?.evaluate(with: $0) ?? true) }
         return stored + inMemory
     }
 
