@@ -110,9 +110,12 @@ struct Suite {
                     ogTimes.append(try Measure.seconds { _ = try og() })
                 }
                 let ratio = Measure.median(ogTimes) / Measure.median(rawTimes)
+                // The goal is for the three fetches; the others are reported beside them.
+                let hasGoal = !name.contains("child context") && !name.contains("unsaved")
                 report.add(Line(workload: "2. fetch \(count / 1000)k, \(name), \(label)",
                     objectGraph: ms(Measure.median(ogTimes)), raw: ms(Measure.median(rawTimes)),
-                    ratio: "\(fixed(ratio))× raw time", goal: "≤ 2× raw", met: ratio <= 2))
+                    ratio: "\(fixed(ratio))× raw time", goal: hasGoal ? "≤ 2× raw" : "reported",
+                    met: hasGoal ? ratio <= 2 : nil))
             }
         }
     }
