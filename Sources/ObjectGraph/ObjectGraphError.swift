@@ -94,6 +94,15 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
     /// already (its store is fixed), the store is not added to the context's coordinator, or its configuration
     /// does not hold the object's entity; `reason` says which.
     case cannotAssignStore(objectID: ManagedObjectID, store: String, reason: String)
+    /// The persistent history after transaction `transactionNumber` of the store `store` was purged
+    /// (``PersistentStoreCoordinator/deleteHistory(before:)-(HistoryToken)``), so fetching after that token
+    /// would miss transactions: Core Data's `NSPersistentHistoryTokenExpiredError`. Drop the token and start
+    /// over from the current state; the oldest transaction still kept is `oldestAvailable`.
+    case historyTokenExpired(store: String, transactionNumber: Int64, oldestAvailable: Int64)
+    /// A store could not be read (`reason`): locked by another writer for longer than the busy timeout, an
+    /// I/O error, or a damaged file. Nothing was assumed about the rows it was asked for — in particular they
+    /// are not taken as deleted; ask again later.
+    case readFailed(store: String, reason: String)
 
     public var description: String {
         switch self {
@@ -156,6 +165,10 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
             "The externally stored value in \(path) cannot be read: \(reason)."
         case let .cannotAssignStore(objectID, store, reason):
             "\(objectID) cannot be assigned to the store \(store): \(reason)."
+        case let .historyTokenExpired(store, number, oldest):
+            "The persistent history of store \(store) after transaction \(number) was purged (the oldest kept is "
+                + "\(oldest)); drop the token and start again from the store's current state."
+        case let .readFailed(store, reason): "The store \(store) could not be read: \(reason). No row was taken as deleted."
         }
     }
 }

@@ -23,6 +23,10 @@
 // migrates it in place (lightweight migration, one transaction): it prints `M` before adding the store and `D`
 // once the store is added, so the migration kill test can kill it in the middle.
 //
+// `--history` opens the store with persistent history tracking and saves with the transaction author
+// `importer` (the cross-process change tests watch such imports from another process). `--first B` starts at
+// batch B when the store holds no later batch (two importers can then fill separate ranges of one store).
+//
 // `--external` runs the external binary data steps instead (see ExternalDataSteps.swift).
 //
 // `--fault` deliberately breaks the importer, so the test can show that its checks catch real damage:
@@ -72,6 +76,8 @@ struct Options {
     var migrateBundle: String?
     var external = false
     var atomic = false
+    var history = false
+    var first = 0
 
     init(_ arguments: [String]) {
         var rest = arguments.makeIterator()
@@ -92,6 +98,11 @@ struct Options {
                 external = true
             case "--atomic":
                 atomic = true
+            case "--history":
+                history = true
+            case "--first":
+                guard let value = rest.next().flatMap(Int.init), value >= 0 else { fail(2, "--first needs B >= 0") }
+                first = value
             case "--migrate":
                 guard let value = rest.next() else { fail(2, "--migrate needs a model bundle") }
                 migrateBundle = value
@@ -136,18 +147,21 @@ func run(_ options: Options) throws {
     let coordinator = PersistentStoreCoordinator(managedObjectModel: try importModel())
     var storeOptions = PersistentStoreOptions()
     if let pages = options.walAutocheckpoint { storeOptions.sqlitePragmas["wal_autocheckpoint"] = "\(pages)" }
+    storeOptions.persistentHistoryTracking = options.history
     try coordinator.addPersistentStore(ofType: options.atomic ? .atomic : .sqlite, configurationName: nil,
         at: URL(fileURLWithPath: options.storePath), options: storeOptions)
     let context = ManagedObjectContext(concurrencyType: .privateQueue)
     context.persistentStoreCoordinator = coordinator
     context.name = "crash-importer"
+    if options.history { context.transactionAuthor = "importer" }
 
     try context.performAndWait {
         // Resume from what the store holds: the highest batch must be complete, and the next one follows it.
         var highest = FetchRequest<ManagedObject>(entityName: "ImportedItem",
+            predicate: try FetchPredicate(format: "batch >= %d", options.first),
             sortCriteria: [SortCriterion("batch", ascending: false)], fetchLimit: 1)
         highest.includesPendingChanges = false
-        var next = 0
+        var next = options.first
         if let last = try context.fetch(highest).first, let batch: Int64 = last["batch"] {
             let count = try context.count(for: FetchRequest<ManagedObject>(entityName: "ImportedItem",
                 predicate: try FetchPredicate(format: "batch == %d", Int(batch))))

@@ -18,6 +18,9 @@ extension PeopleApp {
             mode = .form(form, person: existing)
             return
         }
+        // Another program deleted the person while the form was open: what was typed is saved as a new person.
+        let deletedElsewhere = existing.map { $0.isDeleted || $0.managedObjectContext == nil } ?? false
+        let existing = deletedElsewhere ? nil : existing
         guard let person = existing ?? newPerson() else {
             form.setErrors(["": "The model has no Person entity."])
             mode = .form(form, person: existing)
@@ -58,7 +61,9 @@ extension PeopleApp {
         if let indexPath = list.resultsController.indexPath(forObject: person) {
             list.tableView.selectRow(at: indexPath, scrollPosition: .middle)
         }
-        message = ((existing == nil ? "Added " : "Saved ") + person.displayName + " · u undoes", false)
+        message = deletedElsewhere
+            ? ("Another program had deleted this person; your edits were saved as " + person.displayName, false)
+            : ((existing == nil ? "Added " : "Saved ") + person.displayName + " · u undoes", false)
         mode = .browsing
     }
 

@@ -131,6 +131,10 @@ public final class PeopleApp {
     var lastFrameDuration: Duration = .zero
     /// Batch deletes (`D`) started and not yet finished.
     public internal(set) var batchDeletesRunning = 0
+    /// What other programs changed since the bottom line last said so (see `PeopleApp+RemoteChanges.swift`).
+    var remoteTally = RemoteChangeTally()
+    /// The subscription to the store's commit events.
+    var remoteChangeToken: ObservationToken?
 
     /// Creates the app on an opened stack.
     public init(stack: PeopleStack, screen: any TerminalScreen, timeSource: any TimeSource, options: Options) {
@@ -144,6 +148,7 @@ public final class PeopleApp {
         list.onChange = { [weak self] in self?.needsDisplay = true }
         Self.installUndoManager(on: stack.viewContext)
         stack.setDeferredSaveFailureHandler { [weak self] failure in self?.report(failure) }
+        followRemoteChanges()
     }
 
     /// Shows the list and starts the launch import, if one was asked for.

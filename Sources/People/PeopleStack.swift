@@ -33,9 +33,11 @@ public final class PeopleStack: Sendable {
         self.kind = kind
         self.storeURL = storeURL
         coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: .sqlite, at: storeURL)
+        try coordinator.addPersistentStore(ofType: .sqlite, configurationName: nil, at: storeURL,
+            options: Self.storeOptions)
         viewContext = ManagedObjectContext(concurrencyType: .mainQueue)
         viewContext.name = "view"
+        viewContext.transactionAuthor = Self.transactionAuthor
         switch kind {
         case .siblings, .nested:
             writerContext = nil
@@ -46,7 +48,10 @@ public final class PeopleStack: Sendable {
         case .writerMainWorker:
             let writer = ManagedObjectContext(concurrencyType: .privateQueue)
             writer.name = "writer"
+            writer.transactionAuthor = Self.transactionAuthor
             writer.persistentStoreCoordinator = coordinator
+            // Other programs' commits are merged into the writer (automaticallyMergesRemoteChanges) and reach
+            // the view context through it: a child follows the remote changes its parent merged.
             writerContext = writer
             viewContext.parent = writer
             // The writer's saves are the view context's own changes echoed back: nothing to merge.
@@ -55,11 +60,24 @@ public final class PeopleStack: Sendable {
         pipeline = CommitPipeline(kind: kind, viewContext: viewContext, writer: writerContext)
     }
 
+    /// How the app opens its store: with persistent history and the remote-change watcher, so that what other
+    /// programs (another `people`, `objectgraph`, an importer) commit shows in the open list.
+    public static var storeOptions: PersistentStoreOptions {
+        var options = PersistentStoreOptions()
+        options.persistentHistoryTracking = true
+        options.remoteChangeNotifications = true
+        return options
+    }
+
+    /// The transaction author every save of the app records in the persistent history.
+    public static let transactionAuthor = "people"
+
     /// A new private-queue context for background work (an import), part of the stack: on the coordinator
     /// in a ``Kind/siblings`` stack, a child of the view context in the others. Save it with ``commit(_:)``.
     public func newWorkerContext(name: String) -> ManagedObjectContext {
         let context = ManagedObjectContext(concurrencyType: .privateQueue)
         context.name = name
+        context.transactionAuthor = Self.transactionAuthor
         switch kind {
         case .siblings: context.persistentStoreCoordinator = coordinator
         case .nested, .writerMainWorker: context.parent = viewContext
@@ -72,6 +90,7 @@ public final class PeopleStack: Sendable {
     public func newStoreContext(name: String) -> ManagedObjectContext {
         let context = ManagedObjectContext(concurrencyType: .privateQueue)
         context.name = name
+        context.transactionAuthor = Self.transactionAuthor
         context.persistentStoreCoordinator = coordinator
         return context
     }

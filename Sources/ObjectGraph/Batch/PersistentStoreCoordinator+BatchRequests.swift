@@ -117,7 +117,18 @@ extension PersistentStoreCoordinator {
         var total = StoreBatchOutcome()
         for (backend, part) in zip(backends, parts) {
             let outcome = try backend.execute(part.operation)
-            rowCache.withLock { $0.remove(outcome.updated + outcome.deleted) }
+            var changedNames: Set<String> = []
+            if case .update(let entity, _, _, let values) = part.operation {
+                changedNames = Set(values.map { entity.attributes[$0.attributeIndex].name })
+            }
+            // (The row cache forgets the changed rows as it takes the event.)
+            emit(StoreCommitEvent(storeIdentifier: part.store.identifier, origin: .thisCoordinator, kind: .batchRequest,
+                inserted: Set(outcome.inserted),
+                updated: Dictionary(outcome.updated.map { ($0, changedNames) }) { first, _ in first },
+                deleted: Set(outcome.deleted),
+                historyToken: outcome.transactionNumber.map {
+                    HistoryToken(storeIdentifier: part.store.identifier, transactionNumber: $0)
+                }))
             total.inserted += outcome.inserted
             total.updated += outcome.updated
             total.deleted += outcome.deleted

@@ -46,6 +46,35 @@ public struct ContextDidSave: Sendable, CustomStringConvertible {
         self.sourceContext = sourceContext
         self.permanentIDs = permanentIDs
         self.reachedStore = reachedStore
+        unresolved = nil
+    }
+
+    /// A commit event whose rows are still to be read from the store (see ``CommitRowsResolver``).
+    let unresolved: CommitRowsResolver?
+    /// Whether it is another coordinator's or process's commit: a context that merges it passes it on to its
+    /// children that merge remote changes (``ManagedObjectContext/automaticallyMergesRemoteChanges``).
+    var isRemote = false
+
+    /// A store commit event as a did-save: with its rows when it carries them, otherwise to be resolved (read)
+    /// by the context that merges it.
+    init(_ event: StoreCommitEvent) {
+        insertedObjectIDs = event.insertedObjectIDs
+        updatedObjectIDs = Set(event.updatedObjectIDs.keys)
+        deletedObjectIDs = event.deletedObjectIDs
+        contextName = event.contextName
+        permanentIDs = event.permanentIDs
+        sourceContext = event.sourceContext ?? ObjectIdentifier(StoreCommitSource.shared)
+        reachedStore = true
+        isRemote = event.origin.isRemote
+        if event.needsRowsFromStore {
+            rows = []
+            insertedRowCount = 0
+            unresolved = CommitRowsResolver(event: event)
+        } else {
+            rows = event.rows
+            insertedRowCount = event.insertedRowCount
+            unresolved = nil
+        }
     }
 
     /// True when the save changed nothing.
@@ -98,6 +127,12 @@ final class RecordedChanges {
     init(_ changes: PendingChanges) {
         self.changes = changes
     }
+}
+
+/// Stands for "not a context of this process" as the source of a commit event, so no context mistakes it for
+/// its own save.
+final class StoreCommitSource: Sendable {
+    static let shared = StoreCommitSource()
 }
 
 extension Notification.Name {

@@ -86,6 +86,11 @@ extension ManagedObjectContext {
             }
         }
         processPendingChanges()
+        // Other writers' commits go on to the children that follow them (a root that merges them is the only
+        // context of the stack that hears of them from the store).
+        for save in saves where save.isRemote && save.sourceContext != ObjectIdentifier(self) {
+            notifyRemoteMerge(save)
+        }
         // Objects the merge brought in only to tell observers about them are forgotten again unless something
         // now holds them — as Core Data's weakly held registrations are — so a context that follows a large
         // import does not keep every imported object.
@@ -183,10 +188,36 @@ extension ManagedObjectContext {
                 if state.saves.isEmpty { state.scheduled = false }
                 return (slice, !state.saves.isEmpty)
             }
-            if !saves.isEmpty { self.mergeChanges(fromContextDidSaves: saves) }
+            if !saves.isEmpty {
+                guard let resolved = self.resolvedForMerging(saves) else { return }
+                self.mergeChanges(fromContextDidSaves: resolved)
+            }
             if more { self.scheduleQueuedMerge() }
         }
     }
+
+    /// `saves` with the rows of commit events that did not carry them read from the store. When a read fails
+    /// (a lock held too long, an I/O error), nothing is merged: the saves go back to the front of the queue and
+    /// the merge is tried again shortly — a failed read never turns into deleted objects.
+    private func resolvedForMerging(_ saves: [ContextDidSave]) -> [ContextDidSave]? {
+        guard saves.contains(where: { $0.unresolved != nil }) else { return saves }
+        guard let coordinator = persistentStoreCoordinator else { return [] }
+        do {
+            return try saves.map { save throws(ObjectGraphError) in
+                try save.unresolved?.didSave(reading: coordinator) ?? save
+            }
+        } catch {
+            incomingSaves.withLock { state in
+                state.saves.insert(contentsOf: saves, at: 0)
+                state.scheduled = true
+            }
+            queue.asyncAfter(deadline: .now() + Self.failedMergeRetryDelay) { [weak self] in self?.scheduleQueuedMerge() }
+            return nil
+        }
+    }
+
+    /// How long a merge whose rows could not be read waits before it is tried again.
+    static let failedMergeRetryDelay: DispatchTimeInterval = .milliseconds(100)
 
     /// Merges every queued save at once (on the context's queue, before a `perform` block runs). A merge
     /// already scheduled then finds nothing left and ends.
@@ -195,6 +226,6 @@ extension ManagedObjectContext {
             defer { state.saves.removeAll() }
             return state.saves
         }
-        if !saves.isEmpty { mergeChanges(fromContextDidSaves: saves) }
+        if !saves.isEmpty, let resolved = resolvedForMerging(saves) { mergeChanges(fromContextDidSaves: resolved) }
     }
 }

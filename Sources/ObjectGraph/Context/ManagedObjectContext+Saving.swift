@@ -56,7 +56,7 @@ extension ManagedObjectContext {
         let result: StoreSaveResult
         while true {
             do {
-                result = try coordinator.save(request)
+                result = try coordinator.save(request, source: ObjectIdentifier(self))
                 break
             } catch {
                 attempts += 1
@@ -157,6 +157,8 @@ extension ManagedObjectContext {
         -> StoreSaveRequest
     {
         var request = StoreSaveRequest()
+        request.author = transactionAuthor
+        request.contextName = name
         for object in inserted {
             // An object given its permanent ID ahead of the save (obtainPermanentIDs) keeps it.
             request.inserts.append(.init(temporaryID: object.objectID, entity: object.entity,
@@ -170,7 +172,8 @@ extension ManagedObjectContext {
         }
         for object in updated {
             request.updates.append(.init(objectID: object.objectID, entity: object.entity,
-                values: persistentValues(object), expectedVersion: object.rowVersion, toOne: toOneForSave(object)))
+                values: persistentValues(object), expectedVersion: object.rowVersion, toOne: toOneForSave(object),
+                changedProperties: (object.changedAttributes, object.changedRelationships)))
             request.joinChanges += joinChanges(for: object)
             request.orderChanges += orderChanges(for: object)
         }

@@ -47,11 +47,27 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     }
     /// Whether saves that reach this context's parent store are merged into it automatically, on this
     /// context's queue, coalescing saves that arrive faster than they can be merged. For a context on a
-    /// coordinator: the saves of every other context on it. For a child context: the parent's own saves and
-    /// the saves its other children push into it.
+    /// coordinator: the committed transactions of its coordinator (``StoreCommitEvent``) but its own saves —
+    /// other contexts' saves and batch requests (other coordinators' and processes' commits follow
+    /// ``automaticallyMergesRemoteChanges``). For a child context: the parent's own saves and the saves its other
+    /// children push into it.
     public var automaticallyMergesChangesFromParent = false {
         didSet { updateAutomaticMerging() }
     }
+    /// Whether this context merges the commits of other coordinators and other processes that its store's
+    /// watcher reads from the persistent history (stores added with ``PersistentStoreOptions/remoteChangeNotifications``
+    /// and ``PersistentStoreOptions/persistentHistoryTracking``), on its queue, each transaction whole — so a
+    /// fetched-results controller reports another process's import exactly as it reports a save of this process.
+    /// A context on a coordinator hears of them from the store; a child context once its parent has merged
+    /// them. On by default, whether or not ``automaticallyMergesChangesFromParent`` is (Core Data leaves such
+    /// merging to the app). Turn it off for a context that must not change under its user's feet.
+    public var automaticallyMergesRemoteChanges = true {
+        didSet { updateAutomaticMerging() }
+    }
+    /// Who is saving, recorded with each transaction in the persistent history (Core Data's
+    /// `transactionAuthor`): set it before saving (for example `"importer"`) so that history readers can tell
+    /// writers apart; it stays set for later saves until changed.
+    public var transactionAuthor: String?
     /// How a save resolves conflicts with changes other contexts saved meanwhile; `.error` by default.
     public var mergePolicy: MergePolicy = .error
 
@@ -110,7 +126,11 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     private let willSaveObservers = ObserverList<() -> Void>()
     /// Told about saves that reached this context as a parent store: its own saves and its children's pushes.
     private let parentStoreSaveObservers = Locked<[UInt64: @Sendable (ContextDidSave) -> Void]>([:])
-    private let nextObserverID = Atomic<UInt64>(0)
+    /// Children that follow other writers' commits this context merged (see ``automaticallyMergesRemoteChanges``).
+    private let remoteMergeObservers = Locked<[UInt64: @Sendable (ContextDidSave) -> Void]>([:])
+    /// The child's subscription to its parent's merges of other writers' commits.
+    private var remoteMergeToken: ObservationToken?
+    let nextObserverID = Atomic<UInt64>(0)
     private var automaticMergeToken: ObservationToken?
     let incomingSaves = Locked<(saves: [ContextDidSave], scheduled: Bool)>(([], false))
 
@@ -358,7 +378,6 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         for handler in handlers { handler(save) }
         NotificationCenter.default.post(
             name: .managedObjectContextDidSave, object: self, userInfo: [ContextDidSave.userInfoKey: save])
-        if parent == nil { attachedCoordinator?.broadcast(save) }
         notifyParentStoreSave(save)
     }
 
@@ -378,18 +397,39 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         }
     }
 
+    /// Tells this context's children that follow remote changes about another writer's commit it merged.
+    func notifyRemoteMerge(_ save: ContextDidSave) {
+        let handlers = remoteMergeObservers.withLock { $0.sorted { $0.key < $1.key }.map(\.value) }
+        for handler in handlers { handler(save) }
+    }
+
     private func updateAutomaticMerging() {
         automaticMergeToken = nil
-        guard automaticallyMergesChangesFromParent else { return }
+        remoteMergeToken = nil
         let me = ObjectIdentifier(self)
+        if let parent, automaticallyMergesRemoteChanges {
+            // Another writer's commit reaches a child through its parent, once the parent has merged it.
+            let id = parent.nextObserverID.add(1, ordering: .relaxed).newValue
+            parent.remoteMergeObservers.withLock { $0[id] = { [weak self] save in self?.enqueueMerge(save) } }
+            remoteMergeToken = ObservationToken { [weak parent] in
+                _ = parent?.remoteMergeObservers.withLock { $0.removeValue(forKey: id) }
+            }
+        }
         let merge: @Sendable (ContextDidSave) -> Void = { [weak self] save in
             guard save.sourceContext != me else { return }
             self?.enqueueMerge(save)
         }
         if let parent {
-            automaticMergeToken = parent.addParentStoreSaveObserver(merge)
-        } else if let coordinator = attachedCoordinator {
-            automaticMergeToken = coordinator.addSaveObserver(merge)
+            if automaticallyMergesChangesFromParent { automaticMergeToken = parent.addParentStoreSaveObserver(merge) }
+        } else if let coordinator = attachedCoordinator,
+            automaticallyMergesChangesFromParent || automaticallyMergesRemoteChanges
+        {
+            let local = automaticallyMergesChangesFromParent
+            let remote = automaticallyMergesRemoteChanges
+            automaticMergeToken = coordinator.addCommitObserver { [weak self] event in
+                guard event.sourceContext != me, event.origin.isRemote ? remote : local, !event.isEmpty else { return }
+                self?.enqueueMerge(ContextDidSave(event))
+            }
         }
     }
 

@@ -33,6 +33,10 @@ public struct AttributeDescription: Sendable, Hashable, CustomStringConvertible 
     public var customClassName: String?
     /// Free-form key-value pairs from the model file.
     public var userInfo: [String: String]
+    /// Whether a deleted object's value of this attribute is kept in the persistent history's tombstone
+    /// (``PersistentHistoryChange/tombstone``): Core Data's `preservesValueInHistoryOnDeletion`, the model
+    /// file's `preserveAfterDeletion="YES"`. Attributes that allow external storage are never kept.
+    public var preservesValueInHistoryOnDeletion = false
 
     /// Creates an attribute; by default optional, persistent, nil for new objects, and unconstrained.
     public init(

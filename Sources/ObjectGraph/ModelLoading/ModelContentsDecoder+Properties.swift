@@ -12,7 +12,7 @@ extension ModelContentsDecoder {
     /// Derived attributes (`derived="YES"` with a `derivationExpression`) are loaded as ordinary stored
     /// attributes: Core Data keeps them in a column of their own, so the store layout stays the same, but the
     /// value is not computed here; the app sets it. Other Xcode-only flags (`spotlightIndexingEnabled`,
-    /// `storedInTruthFile`, `preserveAfterDeletion`, `allowsCloudEncryption`, `syncable`) are ignored.
+    /// `storedInTruthFile`, `allowsCloudEncryption`, `syncable`) are ignored.
     mutating func attribute(_ element: ModelElementReader) throws(ModelLoadError)
         -> (attribute: AttributeDescription, indexed: Bool)
     {
@@ -41,7 +41,7 @@ extension ModelContentsDecoder {
         if AttributeValueText.isInverted(minimum: minimum?.value, maximum: maximum?.value), let maximum {
             throw reader.invalid(maximum.name, maximum.text, expected: "a maximum not below the minimum")
         }
-        let attribute = AttributeDescription(
+        var attribute = AttributeDescription(
             name: name, type: type, isOptional: try reader.flag("optional"), isTransient: try reader.flag("transient"),
             defaultValue: defaultValue, usesScalarValueType: try reader.flag("usesScalarValueType"),
             minimum: minimum?.value, maximum: maximum?.value,
@@ -52,6 +52,7 @@ extension ModelContentsDecoder {
             valueTransformerName: reader.nonEmpty("valueTransformerName"),
             customClassName: reader.nonEmpty("customClassName"),
             userInfo: try propertyUserInfo(reader))
+        attribute.preservesValueInHistoryOnDeletion = try reader.flag("preserveAfterDeletion")
         return (attribute, try reader.flag("indexed"))
     }
 

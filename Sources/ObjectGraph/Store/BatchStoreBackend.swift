@@ -31,4 +31,6 @@ struct StoreBatchOutcome: Sendable {
     var updated: [ManagedObjectID] = []
     /// Rows the operation deleted, cascaded deletions included.
     var deleted: [ManagedObjectID] = []
+    /// The persistent-history transaction the operation was recorded as, when the store records history.
+    var transactionNumber: Int64? = nil
 }

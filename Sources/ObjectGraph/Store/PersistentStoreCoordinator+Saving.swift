@@ -14,14 +14,31 @@ extension PersistentStoreCoordinator {
     /// - Returns: the permanent IDs of inserted objects and the new row versions, from every store.
     /// - Throws: ``ObjectGraphError/readOnlyStore(store:)``, ``ObjectGraphError/crossStoreRelationship(from:to:)``,
     ///   routing errors, or the first store's error.
-    func save(_ request: StoreSaveRequest) throws(ObjectGraphError) -> StoreSaveResult {
-        let result = try saveRouted(request)
+    ///
+    /// Each store's commit is then sent out as a ``StoreCommitEvent`` (from this coordinator, carrying the rows
+    /// as committed and `source`, the saving context), also when a later store of the same save fails.
+    func save(_ request: StoreSaveRequest, source: ObjectIdentifier? = nil) throws(ObjectGraphError) -> StoreSaveResult {
+        var committed: [CommittedPart] = []
+        defer {
+            for part in committed { emit(commitEvent(part.request, part.result, store: part.store, source: source)) }
+        }
+        let result = try saveRouted(request, committed: &committed)
         forgetAssignments(of: request.inserts.map(\.temporaryID))
         return result
     }
 
-    /// ``save(_:)`` without forgetting the saved objects' store assignments.
-    private func saveRouted(_ request: StoreSaveRequest) throws(ObjectGraphError) -> StoreSaveResult {
+    /// One store's committed share of a save.
+    struct CommittedPart {
+        let store: PersistentStore
+        let request: StoreSaveRequest
+        let result: StoreSaveResult
+    }
+
+    /// ``save(_:source:)`` without forgetting the saved objects' store assignments; each store's committed part
+    /// is appended to `committed` as soon as it commits.
+    private func saveRouted(_ request: StoreSaveRequest, committed: inout [CommittedPart]) throws(ObjectGraphError)
+        -> StoreSaveResult
+    {
         let all = persistentStores
         if all.count == 1, let only = all.first, only.entityNames == nil {
             // The common case: nothing to route.
@@ -31,7 +48,9 @@ extension PersistentStoreCoordinator {
                     throw .unknownStore(identifier: id.storeIdentifier)
                 }
             }
-            return try only.backend.save(request)
+            let result = try only.backend.save(request)
+            committed.append(CommittedPart(store: only, request: request, result: result))
+            return result
         }
         let parts = try split(request)
         if let readOnly = parts.first(where: { $0.store.isReadOnly }) {
@@ -40,11 +59,63 @@ extension PersistentStoreCoordinator {
         var result = StoreSaveResult()
         for part in parts {
             let partial = try part.store.backend.save(part.request)
+            committed.append(CommittedPart(store: part.store, request: part.request, result: partial))
             result.permanentIDs.merge(partial.permanentIDs) { _, new in new }
             result.versions.merge(partial.versions) { _, new in new }
             result.externalValues.merge(partial.externalValues) { _, new in new }
         }
         return result
+    }
+
+    /// The commit event of one store's part of a save: the rows as the store now holds them (values with the
+    /// references of externally stored ones, new versions, to-one destinations with permanent IDs).
+    private func commitEvent(
+        _ request: StoreSaveRequest, _ result: StoreSaveResult, store: PersistentStore, source: ObjectIdentifier?
+    ) -> StoreCommitEvent {
+        func committedValues(_ values: [AttributeValue], of id: ManagedObjectID) -> [AttributeValue] {
+            guard !result.externalValues.isEmpty, let references = result.externalValues[id] else { return values }
+            var values = values
+            for (index, reference) in references where index < values.count { values[index] = reference }
+            return values
+        }
+        func permanent(_ toOne: [ManagedObjectID?]) -> [ManagedObjectID?] {
+            guard toOne.contains(where: { $0?.isTemporaryID == true }) else { return toOne }
+            return toOne.map { id in id.flatMap { result.permanentIDs[$0] ?? $0 } }
+        }
+        var rows: [RowSnapshot] = []
+        rows.reserveCapacity(request.inserts.count + request.updates.count)
+        var inserted: Set<ManagedObjectID> = []
+        inserted.reserveCapacity(request.inserts.count)
+        var permanentIDs: [ManagedObjectID: ManagedObjectID] = [:]
+        for insert in request.inserts {
+            guard let id = insert.permanentID ?? result.permanentIDs[insert.temporaryID] else { continue }
+            if insert.temporaryID.isTemporaryID { permanentIDs[insert.temporaryID] = id }
+            inserted.insert(id)
+            rows.append(RowSnapshot(objectID: id, values: committedValues(insert.values, of: id),
+                version: result.versions[id] ?? 1, toOne: permanent(insert.toOne)))
+        }
+        let insertedRowCount = rows.count
+        var updated: [ManagedObjectID: Set<String>] = [:]
+        updated.reserveCapacity(request.updates.count)
+        for update in request.updates {
+            var names: Set<String> = []
+            if let changed = update.changedProperties {
+                for index in changed.attributes where index < update.entity.attributes.count {
+                    names.insert(update.entity.attributes[index].name)
+                }
+                for index in changed.relationships where index < update.entity.relationships.count {
+                    names.insert(update.entity.relationships[index].name)
+                }
+            }
+            updated[update.objectID] = names
+            rows.append(RowSnapshot(objectID: update.objectID, values: committedValues(update.values, of: update.objectID),
+                version: result.versions[update.objectID] ?? update.expectedVersion + 1, toOne: permanent(update.toOne)))
+        }
+        return StoreCommitEvent(storeIdentifier: store.identifier, origin: .thisCoordinator, kind: .save,
+            inserted: inserted, updated: updated, deleted: Set(request.deletes.map(\.objectID)),
+            author: request.author, contextName: request.contextName,
+            historyToken: result.transactionNumber.map { HistoryToken(storeIdentifier: store.identifier, transactionNumber: $0) },
+            rows: rows, insertedRowCount: insertedRowCount, permanentIDs: permanentIDs, sourceContext: source)
     }
 
     /// Routes every change of `request` to its store and checks that relationships stay inside one store.

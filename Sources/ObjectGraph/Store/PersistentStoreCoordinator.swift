@@ -24,7 +24,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// The model every store and context of this coordinator uses.
     public let managedObjectModel: ManagedObjectModel
     private let stores = Locked<[PersistentStore]>([])
-    private let saveObservers = Locked<[UInt64: @Sendable (ContextDidSave) -> Void]>([:])
+    private let commitObservers = Locked<[UInt64: @Sendable (StoreCommitEvent) -> Void]>([:])
     private let nextObserverID = Atomic<UInt64>(0)
     /// Saved rows by object ID, shared by every context of this coordinator (see ``rows(for:entity:)``).
     let rowCache = Locked(RowCache())
@@ -122,6 +122,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             return true
         }
         guard added else { throw .storeAlreadyAdded(path: url?.path ?? store.identifier) }
+        do {
+            try startWatchingForRemoteChanges(store)
+        } catch {
+            stores.withLock { stores in stores.removeAll { $0 === store } }
+            throw error
+        }
         return store
     }
 
@@ -145,6 +151,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             return true
         }
         guard removed else { throw .unknownStore(identifier: store.identifier) }
+        stopWatchingForRemoteChanges(store)
         rowCache.withLock { $0.removeAll(inStore: store.identifier) }
     }
 
@@ -162,7 +169,14 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             stores[index] = replacement
             return true
         }
-        if exchanged { rowCache.withLock { $0.removeAll(inStore: store.identifier) } }
+        if exchanged {
+            stopWatchingForRemoteChanges(store)
+            rowCache.withLock { $0.removeAll(inStore: store.identifier) }
+            // (A replacement that was never added gets its watcher here.)
+            if (replacement.backend as? SQLiteStore)?.changeWatcher.withLock({ $0 == nil }) == true {
+                try? startWatchingForRemoteChanges(replacement)
+            }
+        }
         return exchanged
     }
 
@@ -213,18 +227,24 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         return store
     }
 
-    /// Registers `handler` to hear about every save of any context attached to this coordinator.
-    func addSaveObserver(_ handler: @escaping @Sendable (ContextDidSave) -> Void) -> ObservationToken {
+    /// Registers `handler` to hear about every committed transaction of this coordinator's stores — its
+    /// contexts' saves, batch requests and migrations, and (with ``PersistentStoreOptions/remoteChangeNotifications``
+    /// and ``PersistentStoreOptions/persistentHistoryTracking`` on) other coordinators' and processes' commits.
+    ///
+    /// The handler runs on the queue that committed (the saving context's, the batch request's caller's) or, for
+    /// other writers' commits, on the store's watcher queue: hop to your own queue before touching objects.
+    /// Events of one store arrive in commit order. The coordinator's row cache has already taken each event
+    /// into account when handlers hear of it.
+    public func addCommitObserver(_ handler: @escaping @Sendable (StoreCommitEvent) -> Void) -> ObservationToken {
         let id = nextObserverID.add(1, ordering: .relaxed).newValue
-        saveObservers.withLock { $0[id] = handler }
-        return ObservationToken { [weak self] in _ = self?.saveObservers.withLock { $0.removeValue(forKey: id) } }
+        commitObservers.withLock { $0[id] = handler }
+        return ObservationToken { [weak self] in _ = self?.commitObservers.withLock { $0.removeValue(forKey: id) } }
     }
 
-    /// Tells every save observer about a completed save (on the saving context's queue), after recording its
-    /// rows in the row cache. Call it only for saves that reached a store.
-    func broadcast(_ save: ContextDidSave) {
-        rowCache.withLock { $0.apply(save) }
-        let handlers = saveObservers.withLock { Array($0.values) }
-        for handler in handlers { handler(save) }
+    /// Sends a committed transaction to the row cache, then to every commit observer, in registration order.
+    func emit(_ event: StoreCommitEvent) {
+        rowCache.withLock { $0.apply(event) }
+        let handlers = commitObservers.withLock { $0.sorted { $0.key < $1.key }.map(\.value) }
+        for handler in handlers { handler(event) }
     }
 }

@@ -29,6 +29,20 @@ public struct PersistentStoreOptions: Sendable, Hashable {
     /// 0 puts every non-nil value in a file. It applies to values saved from then on: stored ones stay where
     /// they are. Must not be negative. Ignored by in-memory stores, which keep every value in memory.
     public var externalBinaryDataThreshold: Int = ExternalBinaryStorage.defaultThreshold
+    /// Whether the store records every transaction in its persistent history (Core Data's
+    /// `NSPersistentHistoryTrackingKey`): who committed, when, and which objects changed, in the same SQLite
+    /// transaction as the data, in Apple's history tables. It is what lets this coordinator's contexts follow
+    /// other processes' commits (see ``remoteChangeNotifications``). A store file that already has history
+    /// tables keeps recording whether or not this is set (Core Data would open it read-only instead).
+    /// SQLite stores only; off by default.
+    public var persistentHistoryTracking = false
+    /// Whether the coordinator watches the store file for commits of other processes and other coordinators
+    /// (Core Data's `NSPersistentStoreRemoteChangeNotificationPostOptionKey`) and posts
+    /// ``Foundation/NSNotification/Name/persistentStoreRemoteChange`` for each; with ``persistentHistoryTracking``
+    /// on, it also reads what they changed from the history and sends it as ``StoreCommitEvent``s, which
+    /// contexts that merge automatically merge. The watcher sleeps on inotify (no busy polling) with a slow poll
+    /// as a fallback. SQLite stores only; off by default.
+    public var remoteChangeNotifications = false
 
     /// Creates options; the defaults open a writable store with no extra pragmas, migrating it automatically
     /// with an inferred mapping when it was written with an earlier model version.

@@ -62,10 +62,16 @@ struct RowCache {
         for row in rows { insert(row) }
     }
 
-    /// Records what a save wrote: its rows replace older versions, its deleted rows leave.
-    mutating func apply(_ save: ContextDidSave) {
-        for row in save.rows { insert(row) }
-        remove(save.deletedObjectIDs)
+    /// Records what a committed transaction wrote: rows it carries replace older versions; rows of objects it
+    /// changed without carrying their values (batch requests, other writers) and deleted rows leave.
+    mutating func apply(_ event: StoreCommitEvent) {
+        for row in event.rows { insert(row) }
+        if event.needsRowsFromStore {
+            let carried = Set(event.rows.lazy.map(\.objectID))
+            remove(Array(event.insertedObjectIDs.filter { !carried.contains($0) })
+                + event.updatedObjectIDs.keys.filter { !carried.contains($0) })
+        }
+        remove(event.deletedObjectIDs)
     }
 
     /// Forgets the rows of deleted objects.

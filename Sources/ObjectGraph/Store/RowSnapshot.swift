@@ -28,6 +28,9 @@ struct StoreSaveRequest: Sendable {
         let values: [AttributeValue]
         let expectedVersion: Int64
         var toOne: [ManagedObjectID?] = []
+        /// The attributes and relationships (by index) the save changed, for the persistent history; nil when
+        /// not known.
+        var changedProperties: (attributes: IndexBits, relationships: IndexBits)? = nil
     }
     /// Rows of a many-to-many join table to add and remove for one object's relationship.
     struct JoinChange: Sendable {
@@ -48,6 +51,10 @@ struct StoreSaveRequest: Sendable {
     var joinChanges: [JoinChange] = []
     /// The new order of changed ordered to-many relationships (owner, relationship, destinations in order).
     var orderChanges: [JoinChange] = []
+    /// The saving context's ``ManagedObjectContext/transactionAuthor``, for the persistent history.
+    var author: String?
+    /// The saving context's name, for the persistent history.
+    var contextName: String?
 }
 
 /// What a successful save gave back: permanent IDs for inserted objects and new row versions.
@@ -57,6 +64,8 @@ struct StoreSaveResult: Sendable {
     /// The values the store keeps in files, as references (attribute index → reference), by object: the saving
     /// context holds these instead of the bytes from then on, so that saving the object again keeps the file.
     var externalValues: [ManagedObjectID: [Int: AttributeValue]] = [:]
+    /// The persistent-history transaction the save was recorded as, when the store records history.
+    var transactionNumber: Int64?
 }
 
 /// The operations every store type offers the coordinator.

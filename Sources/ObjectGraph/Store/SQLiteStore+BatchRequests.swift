@@ -10,28 +10,48 @@ extension SQLiteStore {
         guard !isReadOnly else { throw .readOnlyStore(store: path) }
         return try withWriter { connection throws(ObjectGraphError) in
             try withExternalDataChanges { changes throws(ObjectGraphError) in
-                try sqlite {
-                    try connection.transaction(.immediate) {
-                        let outcome: StoreBatchOutcome
-                        switch operation {
-                        case .insert(let entity, let nextRow):
-                            outcome = try batchInsert(entity, nextRow, connection, changes)
-                        case .update(let entity, let predicate, let includesSubentities, let values):
-                            outcome = try batchUpdate(entity, predicate, includesSubentities, values, connection, changes)
-                        case .delete(let entity, let predicate, let objectIDs, let includesSubentities):
-                            let ids = try matchingIDs(entity, predicate, objectIDs, includesSubentities, connection)
-                            let planner = BatchDeletePlanner(model: model, storeIdentifier: identifier,
-                                entityName: entity.name)
-                            let plan = try planner.plan(deleting: ids,
-                                in: SQLiteBatchGraph(store: self, connection: connection))
-                            try apply(plan, connection, changes)
-                            outcome = StoreBatchOutcome(updated: plan.updated, deleted: plan.deleted)
-                        }
-                        try changes.prepareCommit(externalStorage)
-                        return outcome
-                    }
+                var recorded: Int64?
+                do throws(ObjectGraphError) {
+                    return try sqlite { try batchTransaction(operation, connection, changes, &recorded) }
+                } catch {
+                    forgetUncommitted(recorded)
+                    throw error
                 }
             }
+        }
+    }
+
+    private func batchTransaction(
+        _ operation: StoreBatchOperation, _ connection: SQLiteConnection, _ changes: ExternalDataChanges,
+        _ recorded: inout Int64?
+    ) throws -> StoreBatchOutcome {
+        try connection.transaction(.immediate) {
+            var outcome: StoreBatchOutcome
+            var tombstones: [ManagedObjectID: [SQLiteValue]] = [:]
+            switch operation {
+            case .insert(let entity, let nextRow):
+                outcome = try batchInsert(entity, nextRow, connection, changes)
+            case .update(let entity, let predicate, let includesSubentities, let values):
+                outcome = try batchUpdate(entity, predicate, includesSubentities, values, connection, changes)
+            case .delete(let entity, let predicate, let objectIDs, let includesSubentities):
+                let ids = try matchingIDs(entity, predicate, objectIDs, includesSubentities, connection)
+                let planner = BatchDeletePlanner(model: model, storeIdentifier: identifier,
+                    entityName: entity.name)
+                let plan = try planner.plan(deleting: ids,
+                    in: SQLiteBatchGraph(store: self, connection: connection))
+                tombstones = recordsHistory ? try self.tombstones(ofDeleted: plan.deleted, connection) : [:]
+                try apply(plan, connection, changes)
+                outcome = StoreBatchOutcome(updated: plan.updated, deleted: plan.deleted)
+            }
+            if recordsHistory {
+                var changed: IndexBits?
+                if case .update(_, _, _, let values) = operation { changed = IndexBits(values.map(\.attributeIndex)) }
+                outcome.transactionNumber = try writeHistory(
+                    historyRecord(of: outcome, changedAttributes: changed, tombstones: tombstones), connection)
+                recorded = outcome.transactionNumber
+            }
+            try changes.prepareCommit(externalStorage)
+            return outcome
         }
     }
 
@@ -56,8 +76,8 @@ extension SQLiteStore {
             try statement.bind(int64: 1, at: 3)
             var index: Int32 = 4
             for column in layout.columns {
-                try statement.bind(values[column.attributeIndex].sqliteValue, at: index)
-                index += 1
+    try statement.bind(values[column.attributeIndex].sqliteValue, at: index)
+    index += 1
             }
             _ = try bindForeignKeys([], layout: layout, statement: statement, from: index, permanentIDs: [:])
             _ = try statement.step()
@@ -86,7 +106,7 @@ extension SQLiteStore {
         var assignments = ["Z_OPT = Z_OPT + 1"]
         for (attributeIndex, _) in values {
             guard let column = layout.columns.first(where: { $0.attributeIndex == attributeIndex }) else {
-                throw ObjectGraphError.unknownKey(entity: entity.name, key: entity.attributes[attributeIndex].name)
+    throw ObjectGraphError.unknownKey(entity: entity.name, key: entity.attributes[attributeIndex].name)
             }
             assignments.append("\(column.name) = ?")
         }

@@ -10,6 +10,7 @@ extension SQLiteStore {
         guard !isReadOnly else { throw .readOnlyStore(store: path) }
         return try withWriter { connection throws(ObjectGraphError) in
             try withExternalDataChanges { changes throws(ObjectGraphError) in
+                var recorded: Int64?
                 do {
                     return try connection.transaction(.immediate) {
                         var result = StoreSaveResult()
@@ -39,6 +40,7 @@ extension SQLiteStore {
                                 conflicts.append(try conflict(update.objectID, update.expectedVersion, layout, connection))
                             }
                         }
+                        let tombstones = recordsHistory ? try tombstones(of: request.deletes, connection) : [:]
                         for delete in request.deletes {
                             let layout = try layout(of: delete.entity)
                             guard let key = delete.objectID.primaryKey else { continue }
@@ -51,14 +53,22 @@ extension SQLiteStore {
                         }
                         if !conflicts.isEmpty { throw ObjectGraphError.mergeConflicts(conflicts) }
                         try applyJoinChanges(request, connection, permanentIDs: permanentIDs)
+                        if recordsHistory {
+                            result.transactionNumber = try writeHistory(
+                                historyRecord(of: request, result: result, tombstones: tombstones), connection)
+                            recorded = result.transactionNumber
+                        }
                         try changes.prepareCommit(externalStorage)
                         return result
                     }
                 } catch let error as ObjectGraphError {
+                    forgetUncommitted(recorded)
                     throw error
                 } catch let error as SQLiteError {
+                    forgetUncommitted(recorded)
                     throw .sqlite(error)
                 } catch {
+                    forgetUncommitted(recorded)
                     throw .sqlite(SQLiteError(code: SQLiteError.genericError, message: "\(error)", path: path))
                 }
             }

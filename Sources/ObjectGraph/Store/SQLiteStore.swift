@@ -37,6 +37,15 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
     /// How many read operations (each one query, or one chunked key lookup) the store has run; tests use it to
     /// check that faults and prefetching cost what they promise.
     let readCount = Atomic<Int>(0)
+    /// Whether saves and batch requests record persistent history (the option, or history tables in the file).
+    private(set) var recordsHistory = false
+    /// Numbers of history transactions this store object committed and its change watcher has not seen yet, so
+    /// that the watcher tells this coordinator's own commits from other writers'.
+    let ownTransactions = Locked<Set<Int64>>([])
+    /// The watcher of other writers' commits, when ``PersistentStoreOptions/remoteChangeNotifications`` is on.
+    let changeWatcher = Locked<StoreChangeWatcher?>(nil)
+    /// The options the store was opened with.
+    let options: PersistentStoreOptions
 
     /// Opens (creating when new, unless read-only) the store at `path` for `model`.
     ///
@@ -48,6 +57,7 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
         throws(ObjectGraphError)
     {
         self.path = path
+        self.options = options
         idNamespaces = StoreIDNamespaces()
         isReadOnly = options.isReadOnly
         pragmas = try options.validatedPragmas()
@@ -93,6 +103,7 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
         identifier = try prepareSchema(connection)
         idNamespaces = StoreIDNamespaces(model: self.model, storeIdentifier: identifier)
         if !isReadOnly { removeOrphanedExternalFiles(connection) }
+        recordsHistory = try prepareHistory(connection, wanted: options.persistentHistoryTracking)
         if metadata == nil {
             metadata = StoreMetadata(storeType: "SQLite", storeUUID: identifier,
                 entityVersionHashes: model.entityVersionHashes, versionIdentifiers: model.versionIdentifiers.sorted(),
@@ -167,6 +178,7 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
     }
 
     deinit {
+        changeWatcher.withLock { $0?.stop() }
         writer.withLock { $0.close() }
         readers.withLock { pool in
             for connection in pool { connection.close() }
@@ -179,6 +191,10 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
     /// coordinator, instead of writing into a file that is no longer the store. Readers in use at the time are
     /// closed when the store is released.
     func closeConnections() {
+        changeWatcher.withLock { watcher in
+            watcher?.stop()
+            watcher = nil
+        }
         writer.withLock { $0.close() }
         readers.withLock { pool in
             for connection in pool { connection.close() }

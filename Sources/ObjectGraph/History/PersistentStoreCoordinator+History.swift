@@ -1,0 +1,145 @@
+import Foundation
+
+extension PersistentStoreCoordinator {
+    /// The stores that record persistent history, with their SQLite backends.
+    private func historyStores(_ stores: [PersistentStore]? = nil) -> [(store: PersistentStore, backend: SQLiteStore)] {
+        (stores ?? persistentStores).compactMap { store in
+            guard let backend = store.backend as? SQLiteStore, backend.recordsHistory else { return nil }
+            return (store, backend)
+        }
+    }
+
+    /// The transactions committed after `token` (all kept ones for nil) in every store that records history
+    /// (``PersistentStoreOptions/persistentHistoryTracking``), oldest first within each store, each with its
+    /// changes: Core Data's `NSPersistentHistoryChangeRequest.fetchHistory(after:)`.
+    ///
+    /// - Throws: ``ObjectGraphError/historyTokenExpired(store:transactionNumber:oldestAvailable:)`` when history
+    ///   after the token was purged, or a store error.
+    public func fetchHistory(after token: HistoryToken?) throws(ObjectGraphError) -> [PersistentHistoryTransaction] {
+        var result: [PersistentHistoryTransaction] = []
+        for (store, backend) in historyStores() {
+            // (No token, or none for this store: everything kept, whatever was purged before.)
+            let number = token?.transactionNumbers[store.identifier]
+            result += try backend.withReader { connection throws(ObjectGraphError) in
+                try backend.sqlite {
+                    try backend.historyTransactions(after: number ?? 0, checkingPurges: number != nil, connection)
+                }
+            }
+        }
+        return result
+    }
+
+    /// The transactions committed after `date`, in every store that records history, oldest first within each
+    /// store.
+    public func fetchHistory(after date: Date) throws(ObjectGraphError) -> [PersistentHistoryTransaction] {
+        var result: [PersistentHistoryTransaction] = []
+        for (_, backend) in historyStores() {
+            result += try backend.withReader { connection throws(ObjectGraphError) in
+                try backend.sqlite { try backend.historyTransactions(after: 0, date: date, checkingPurges: false, connection) }
+            }
+        }
+        return result
+    }
+
+    /// Deletes the history up to and including the transactions `token` covers (the token of the last
+    /// transaction every reader has processed), in each store it names: Core Data's `deleteHistory(before:)`.
+    /// The objects' rows are not touched.
+    ///
+    /// - Returns: how many transactions were deleted.
+    @discardableResult
+    public func deleteHistory(before token: HistoryToken) throws(ObjectGraphError) -> Int {
+        var deleted = 0
+        for (store, backend) in historyStores() {
+            let number = token.transactionNumber(forStore: store.identifier)
+            guard number > 0 else { continue }
+            deleted += try backend.deleteHistory(through: number, before: nil)
+        }
+        return deleted
+    }
+
+    /// Deletes the history of transactions committed before `date`, in every store that records history.
+    ///
+    /// - Returns: how many transactions were deleted.
+    @discardableResult
+    public func deleteHistory(before date: Date) throws(ObjectGraphError) -> Int {
+        var deleted = 0
+        for (_, backend) in historyStores() { deleted += try backend.deleteHistory(through: nil, before: date) }
+        return deleted
+    }
+
+    /// A token covering every transaction committed so far in `stores` (all stores for nil) that record history
+    /// (Core Data's `currentPersistentHistoryToken(fromStores:)`); nil when none does.
+    public func currentPersistentHistoryToken(fromStores stores: [PersistentStore]? = nil) throws(ObjectGraphError)
+        -> HistoryToken?
+    {
+        var numbers: [String: Int64] = [:]
+        for (store, backend) in historyStores(stores) {
+            numbers[store.identifier] = try backend.withReader { connection throws(ObjectGraphError) in
+                try backend.sqlite { try backend.newestTransactionNumber(connection) }
+            }
+        }
+        return numbers.isEmpty ? nil : HistoryToken(transactionNumbers: numbers)
+    }
+
+    /// Starts the watcher of other writers' commits on a newly added SQLite store (see
+    /// ``PersistentStoreOptions/remoteChangeNotifications``).
+    func startWatchingForRemoteChanges(_ store: PersistentStore) throws(ObjectGraphError) {
+        guard store.options.remoteChangeNotifications, let backend = store.backend as? SQLiteStore else { return }
+        let identifier = store.identifier
+        let url = store.url
+        try backend.startWatchingForRemoteChanges { [weak self] change in
+            self?.receiveRemoteChange(change, storeIdentifier: identifier, url: url)
+        }
+    }
+
+    /// Stops the watcher of a store that leaves the coordinator.
+    func stopWatchingForRemoteChanges(_ store: PersistentStore) {
+        guard let backend = store.backend as? SQLiteStore else { return }
+        backend.changeWatcher.withLock { watcher in
+            watcher?.stop()
+            watcher = nil
+        }
+    }
+
+    /// Sends what another writer committed as commit events (each transaction whole, in commit order), then posts
+    /// the remote-change notification. Without history only the notification is posted, and the row cache is
+    /// emptied, since any row may have changed.
+    private func receiveRemoteChange(_ change: RemoteStoreChange, storeIdentifier: String, url: URL?) {
+        guard persistentStores.contains(where: { $0.identifier == storeIdentifier }) else { return }
+        if !change.historyKnown { rowCache.withLock { $0.removeAll() } }
+        for transaction in change.transactions {
+            emit(StoreCommitEvent(transaction, origin: transaction.processID == HistoryProcess.processID
+                ? .otherCoordinator : .otherProcess(processID: transaction.processID)))
+        }
+        var userInfo: [String: Any] = [StoreCommitEvent.storeUUIDKey: storeIdentifier]
+        if let url { userInfo[StoreCommitEvent.storeURLKey] = url }
+        if let newest = change.newestTransactionNumber {
+            userInfo[StoreCommitEvent.historyTokenKey] = HistoryToken(storeIdentifier: storeIdentifier, transactionNumber: newest)
+        }
+        NotificationCenter.default.post(name: .persistentStoreRemoteChange, object: self, userInfo: userInfo)
+    }
+}
+
+extension StoreCommitEvent {
+    /// The commit event of a history transaction read back from a store.
+    init(_ transaction: PersistentHistoryTransaction, origin: Origin) {
+        var inserted: Set<ManagedObjectID> = []
+        var updated: [ManagedObjectID: Set<String>] = [:]
+        var deleted: Set<ManagedObjectID> = []
+        for change in transaction.changes {
+            switch change.changeType {
+            case .insert: inserted.insert(change.changedObjectID)
+            case .update: updated[change.changedObjectID, default: []].formUnion(change.updatedProperties ?? [])
+            case .delete: deleted.insert(change.changedObjectID)
+            }
+        }
+        // An object inserted and deleted in one transaction never existed for anyone else.
+        let both = inserted.intersection(deleted)
+        inserted.subtract(both)
+        for id in deleted { updated[id] = nil }
+        for id in inserted { updated[id] = nil }
+        self.init(storeIdentifier: transaction.storeIdentifier, origin: origin, kind: .history, inserted: inserted,
+            updated: updated, deleted: deleted.subtracting(both), author: transaction.author,
+            contextName: transaction.contextName, historyToken: transaction.token)
+    }
+}

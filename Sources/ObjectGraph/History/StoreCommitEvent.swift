@@ -1,0 +1,123 @@
+import Foundation
+
+/// One committed transaction of one store, as the store side reports it: every save of a context, every batch
+/// request and migration, and — noticed through the persistent history — every commit of another coordinator
+/// or another process. Contexts that merge automatically, the coordinator's row cache and fetched-results
+/// controllers follow these events; nothing else tells them that a store changed.
+///
+/// Observe them with ``PersistentStoreCoordinator/addCommitObserver(_:)``. Events of one store arrive in commit
+/// order.
+public struct StoreCommitEvent: Sendable, CustomStringConvertible {
+    /// Where the committed transaction came from.
+    public enum Origin: Sendable, Hashable, CustomStringConvertible {
+        /// A context or batch request of this coordinator.
+        case thisCoordinator
+        /// Another coordinator of this process, on the same store file.
+        case otherCoordinator
+        /// Another process (identified by its process ID, when the history recorded one).
+        case otherProcess(processID: String?)
+
+        /// Whether the change came from outside this coordinator.
+        public var isRemote: Bool { self != .thisCoordinator }
+
+        public var description: String {
+            switch self {
+            case .thisCoordinator: "this coordinator"
+            case .otherCoordinator: "another coordinator of this process"
+            case .otherProcess(let pid): "another process" + (pid.map { " (pid \($0))" } ?? "")
+            }
+        }
+    }
+
+    /// What kind of transaction it was.
+    public enum Kind: Sendable, Hashable {
+        /// A context's save.
+        case save
+        /// A ``BatchInsertRequest``, ``BatchUpdateRequest`` or ``BatchDeleteRequest``.
+        case batchRequest
+        /// A store migration (the whole store may have changed).
+        case migration
+        /// Another writer's transaction, read back from the persistent history.
+        case history
+    }
+
+    /// The store that committed.
+    public let storeIdentifier: String
+    /// Who committed it.
+    public let origin: Origin
+    /// What kind of transaction it was.
+    public let kind: Kind
+    /// The objects it inserted.
+    public let insertedObjectIDs: Set<ManagedObjectID>
+    /// The objects it updated, each with the names of the attributes and relationships that changed (empty when
+    /// not known).
+    public let updatedObjectIDs: [ManagedObjectID: Set<String>]
+    /// The objects it deleted.
+    public let deletedObjectIDs: Set<ManagedObjectID>
+    /// The transaction author (``ManagedObjectContext/transactionAuthor``), when known.
+    public let author: String?
+    /// The saving context's name, when known.
+    public let contextName: String?
+    /// The history token of this transaction, when the store records persistent history.
+    public let historyToken: HistoryToken?
+    /// The rows as committed, for a save of this coordinator (inserted first, then updated): merging such an
+    /// event needs no store read. Empty for events whose values must be read from the store.
+    let rows: [RowSnapshot]
+    /// How many of ``rows`` are inserted objects'.
+    let insertedRowCount: Int
+    /// The permanent IDs the save gave objects that had temporary ones.
+    let permanentIDs: [ManagedObjectID: ManagedObjectID]
+    /// The saving context, so that it does not merge its own save; nil for anything else.
+    let sourceContext: ObjectIdentifier?
+
+    init(
+        storeIdentifier: String, origin: Origin, kind: Kind, inserted: Set<ManagedObjectID>,
+        updated: [ManagedObjectID: Set<String>], deleted: Set<ManagedObjectID>, author: String? = nil,
+        contextName: String? = nil, historyToken: HistoryToken? = nil, rows: [RowSnapshot] = [],
+        insertedRowCount: Int = 0, permanentIDs: [ManagedObjectID: ManagedObjectID] = [:],
+        sourceContext: ObjectIdentifier? = nil
+    ) {
+        self.storeIdentifier = storeIdentifier
+        self.origin = origin
+        self.kind = kind
+        insertedObjectIDs = inserted
+        updatedObjectIDs = updated
+        deletedObjectIDs = deleted
+        self.author = author
+        self.contextName = contextName
+        self.historyToken = historyToken
+        self.rows = rows
+        self.insertedRowCount = insertedRowCount
+        self.permanentIDs = permanentIDs
+        self.sourceContext = sourceContext
+    }
+
+    /// True when the transaction changed no object.
+    public var isEmpty: Bool { insertedObjectIDs.isEmpty && updatedObjectIDs.isEmpty && deletedObjectIDs.isEmpty }
+
+    /// Whether merging needs the rows read from the store (the event does not carry them).
+    var needsRowsFromStore: Bool { rows.count != insertedObjectIDs.count + updatedObjectIDs.count }
+
+    public var description: String {
+        "<StoreCommitEvent \(kind) from \(origin): +\(insertedObjectIDs.count) ~\(updatedObjectIDs.count) "
+            + "-\(deletedObjectIDs.count)\(historyToken.map { " \($0)" } ?? "")>"
+    }
+}
+
+extension Notification.Name {
+    /// Posted by a coordinator when a store it holds was changed by another coordinator or another process (Core
+    /// Data's `NSPersistentStoreRemoteChange`), on a private queue; `object` is the coordinator. The
+    /// `userInfo` holds the store's URL (``StoreCommitEvent/storeURLKey``), its identifier
+    /// (``StoreCommitEvent/storeUUIDKey``) and, with persistent history on, the newest
+    /// ``HistoryToken`` (``StoreCommitEvent/historyTokenKey``).
+    public static let persistentStoreRemoteChange = Notification.Name("ObjectGraph.PersistentStoreRemoteChange")
+}
+
+extension StoreCommitEvent {
+    /// `userInfo` key of a remote-change notification: the store's file URL.
+    public static let storeURLKey = "NSPersistentStoreURLKey"
+    /// `userInfo` key of a remote-change notification: the store's identifier (its UUID).
+    public static let storeUUIDKey = "NSStoreUUIDKey"
+    /// `userInfo` key of a remote-change notification: the newest ``HistoryToken``.
+    public static let historyTokenKey = "NSPersistentHistoryTokenKey"
+}
