@@ -40,7 +40,7 @@ struct UpdateCommand: ParsableCommand {
             let (key, value) = try Self.assignment(spec, entity: runner.entity)
             values[key] = value
         }
-        let context = try storeOptions.openContext(model: model, creating: false)
+        let context = try storeOptions.openContext(model: model, creating: false, writing: true)
         let request = BatchUpdateRequest(entityName: runner.entity.name, predicate: runner.request.predicate,
             propertiesToUpdate: values)
         print(try BatchCommandRunner.count { () throws(ObjectGraphError) in try context.execute(request) })
@@ -93,7 +93,7 @@ struct DeleteCommand: ParsableCommand {
         let model = try storeOptions.loadModel()
         let runner = try QueryRunner(model: model, options: .init(
             entityName: entity, whereFormat: whereFormat, arguments: arguments))
-        let context = try storeOptions.openContext(model: model, creating: false)
+        let context = try storeOptions.openContext(model: model, creating: false, writing: true)
         let request = BatchDeleteRequest(entityName: runner.entity.name, predicate: runner.request.predicate)
         print(try BatchCommandRunner.count { () throws(ObjectGraphError) in try context.execute(request) })
     }

@@ -47,7 +47,7 @@ struct ImportCommand: ParsableCommand {
             throw CommandFailure("entity '\(entity)' is abstract; import into one of its sub-entities instead")
         }
         let (format, records) = try ImportSource.records(at: URL(fileURLWithPath: file))
-        let context = try storeOptions.openContext(model: model, creating: true)
+        let context = try storeOptions.openContext(model: model, creating: true, writing: true)
         let importer = ObjectImporter(context: context, entity: entityDescription, batchSize: batchSize)
         let summary = importer.run(records) { printError("\(file): \($0)") }
         print("Inserted \(summary.inserted) \(entity) object\(summary.inserted == 1 ? "" : "s") "

@@ -22,6 +22,6 @@ struct ObjectGraphCommand: ParsableCommand {
         version: "0.2.0",
         subcommands: [
             ModelCommand.self, ImportCommand.self, QueryCommand.self, StoreInfoCommand.self, MigrateCommand.self,
-            BackupCommand.self, CodegenCommand.self, UpdateCommand.self, DeleteCommand.self,
+            BackupCommand.self, CodegenCommand.self, UpdateCommand.self, DeleteCommand.self, HistoryCommand.self,
         ])
 }

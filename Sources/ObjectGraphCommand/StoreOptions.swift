@@ -20,14 +20,22 @@ struct StoreOptions: ParsableArguments {
 
     /// Opens the store for `model` and returns a private-queue context on it.
     ///
-    /// - Parameter creating: whether a missing store file is created (import) or an error (query).
-    func openContext(model: ManagedObjectModel, creating: Bool) throws(CommandFailure) -> ManagedObjectContext {
-        try StoreOpener.openContext(model: model, storeURL: storeURL, creating: creating)
+    /// - Parameters:
+    ///   - creating: whether a missing store file is created (import) or an error (query).
+    ///   - writing: whether the command writes: the store then records persistent history, with the transaction
+    ///     author `objectgraph`, so that programs watching the store (`people`) say who changed it.
+    func openContext(model: ManagedObjectModel, creating: Bool, writing: Bool = false) throws(CommandFailure)
+        -> ManagedObjectContext
+    {
+        try StoreOpener.openContext(model: model, storeURL: storeURL, creating: creating, writing: writing)
     }
 }
 
 /// Opening a store file for a model, with the tool's error messages.
 enum StoreOpener {
+    /// The author every change the tool makes records in the persistent history.
+    static let transactionAuthor = "objectgraph"
+
     /// Adds the store at `storeURL` (SQLite or atomic, by its first bytes) to a new coordinator for `model` and returns a private-queue
     /// context attached to it.
     ///
@@ -36,8 +44,8 @@ enum StoreOpener {
     ///
     /// - Throws: ``CommandFailure`` when the file is missing (unless `creating`), is not a store, or was
     ///   written for another model.
-    static func openContext(model: ManagedObjectModel, storeURL: URL, creating: Bool) throws(CommandFailure)
-        -> ManagedObjectContext
+    static func openContext(model: ManagedObjectModel, storeURL: URL, creating: Bool, writing: Bool = false)
+        throws(CommandFailure) -> ManagedObjectContext
     {
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: storeURL.path, isDirectory: &isDirectory)
@@ -49,8 +57,10 @@ enum StoreOpener {
         }
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         do {
+            var options = PersistentStoreOptions(migratesAutomatically: false)
+            options.persistentHistoryTracking = writing
             try coordinator.addPersistentStore(ofType: StoreFileType.of(storeURL), configurationName: nil, at: storeURL,
-                options: PersistentStoreOptions(migratesAutomatically: false))
+                options: options)
         } catch {
             if case .incompatibleModel = error {
                 throw CommandFailure("cannot open the store \(storeURL.path): \(error) "
@@ -60,6 +70,7 @@ enum StoreOpener {
         }
         let context = ManagedObjectContext(concurrencyType: .privateQueue)
         context.name = "objectgraph"
+        context.transactionAuthor = transactionAuthor
         context.persistentStoreCoordinator = coordinator
         return context
     }

@@ -3,19 +3,19 @@ extension ManagedObjectContext {
     /// `NSBatchInsertRequest`). The context itself does not change: merge the result's changes into the
     /// contexts that should see the new objects (``mergeChanges(fromBatchResult:into:)``).
     public func execute(_ request: BatchInsertRequest) throws(ObjectGraphError) -> BatchResult {
-        try batchCoordinator().execute(request)
+        try batchCoordinator().execute(request, label: TransactionLabel(author: transactionAuthor, contextName: name))
     }
 
     /// Runs a batch update through this context's coordinator. Registered objects keep their old values
     /// until the result's changes are merged (``mergeChanges(fromBatchResult:into:)``).
     public func execute(_ request: BatchUpdateRequest) throws(ObjectGraphError) -> BatchResult {
-        try batchCoordinator().execute(request)
+        try batchCoordinator().execute(request, label: TransactionLabel(author: transactionAuthor, contextName: name))
     }
 
     /// Runs a batch delete through this context's coordinator. Registered objects stay until the result's
     /// changes are merged (``mergeChanges(fromBatchResult:into:)``), which turns them into deleted objects.
     public func execute(_ request: BatchDeleteRequest) throws(ObjectGraphError) -> BatchResult {
-        try batchCoordinator().execute(request)
+        try batchCoordinator().execute(request, label: TransactionLabel(author: transactionAuthor, contextName: name))
     }
 
     /// Brings `contexts` up to date with what a batch request changed, as

@@ -7,6 +7,11 @@ extension PersistentStoreCoordinator {
     ///   value that does not fit its attribute or a missing required value (nothing is inserted),
     ///   ``ObjectGraphError/readOnlyStore(store:)``, routing errors, or a store error.
     public func execute(_ request: BatchInsertRequest) throws(ObjectGraphError) -> BatchResult {
+        try execute(request, label: TransactionLabel())
+    }
+
+    /// ``execute(_:)-(BatchInsertRequest)`` recording `label` in the persistent history.
+    func execute(_ request: BatchInsertRequest, label: TransactionLabel) throws(ObjectGraphError) -> BatchResult {
         let entity = try batchEntity(request.entityName)
         let converter = BatchValueConverter(entity: entity)
         let nextRow: () throws(ObjectGraphError) -> [AttributeValue]?
@@ -29,7 +34,7 @@ extension PersistentStoreCoordinator {
                 return try converter.row(from: dictionary)
             }
         }
-        let outcome = try run(.insert(entity: entity, nextRow: nextRow), entity: entity)
+        let outcome = try run(label: label, [(try store(for: entity), .insert(entity: entity, nextRow: nextRow))])
         return result(outcome.inserted, RemoteContextSave(inserted: outcome.inserted), request.resultType)
     }
 
@@ -41,13 +46,18 @@ extension PersistentStoreCoordinator {
     ///   changed), ``ObjectGraphError/predicate(_:)``, ``ObjectGraphError/readOnlyStore(store:)``, routing
     ///   errors, or a store error.
     public func execute(_ request: BatchUpdateRequest) throws(ObjectGraphError) -> BatchResult {
+        try execute(request, label: TransactionLabel())
+    }
+
+    /// ``execute(_:)-(BatchUpdateRequest)`` recording `label` in the persistent history.
+    func execute(_ request: BatchUpdateRequest, label: TransactionLabel) throws(ObjectGraphError) -> BatchResult {
         let entity = try batchEntity(request.entityName)
         let values = try BatchValueConverter(entity: entity).assignments(from: request.propertiesToUpdate)
         let operation = StoreBatchOperation.update(entity: entity, predicate: request.predicate,
             includesSubentities: request.includesSubentities, values: values)
         let stores = try self.stores(forFetching: entity, includesSubentities: request.includesSubentities,
             affectedStores: nil)
-        let outcome = try run(stores.map { ($0, operation) })
+        let outcome = try run(label: label, stores.map { ($0, operation) })
         return result(outcome.updated, RemoteContextSave(updated: outcome.updated), request.resultType)
     }
 
@@ -61,6 +71,11 @@ extension PersistentStoreCoordinator {
     ///   ``ObjectGraphError/predicate(_:)``, ``ObjectGraphError/readOnlyStore(store:)``, routing errors, or a
     ///   store error.
     public func execute(_ request: BatchDeleteRequest) throws(ObjectGraphError) -> BatchResult {
+        try execute(request, label: TransactionLabel())
+    }
+
+    /// ``execute(_:)-(BatchDeleteRequest)`` recording `label` in the persistent history.
+    func execute(_ request: BatchDeleteRequest, label: TransactionLabel) throws(ObjectGraphError) -> BatchResult {
         if let ids = request.objectIDs, ids.isEmpty {
             return result([], RemoteContextSave(), request.resultType)
         }
@@ -79,7 +94,7 @@ extension PersistentStoreCoordinator {
         {
             throw .batchRequestRefused(entity: entity.name, reason: "\(foreign) is not in a store that holds \(entity.name)")
         }
-        let outcome = try run(stores.compactMap { store in
+        let outcome = try run(label: label, stores.compactMap { store in
             let ids = request.objectIDs?.filter { $0.storeIdentifier == store.identifier }
             if let ids, ids.isEmpty { return nil }
             return (store, .delete(entity: entity, predicate: request.predicate, objectIDs: ids,
@@ -94,17 +109,10 @@ extension PersistentStoreCoordinator {
         return entity
     }
 
-    /// Runs `operation` in the store that holds `entity`, then forgets the rows it changed from the row cache.
-    private func run(_ operation: StoreBatchOperation, entity: EntityDescription) throws(ObjectGraphError)
-        -> StoreBatchOutcome
-    {
-        try run([(try store(for: entity), operation)])
-    }
-
     /// Runs each operation in its store, in order (after checking that every store can take it), forgetting
     /// the rows each one changed from the row cache, and returns what they changed together.
-    private func run(_ parts: [(store: PersistentStore, operation: StoreBatchOperation)]) throws(ObjectGraphError)
-        -> StoreBatchOutcome
+    private func run(label: TransactionLabel, _ parts: [(store: PersistentStore, operation: StoreBatchOperation)])
+        throws(ObjectGraphError) -> StoreBatchOutcome
     {
         var backends: [any BatchStoreBackend] = []
         for (store, _) in parts {
@@ -116,7 +124,7 @@ extension PersistentStoreCoordinator {
         }
         var total = StoreBatchOutcome()
         for (backend, part) in zip(backends, parts) {
-            let outcome = try backend.execute(part.operation)
+            let outcome = try backend.execute(part.operation, label: label)
             var changedNames: Set<String> = []
             if case .update(let entity, _, _, let values) = part.operation {
                 changedNames = Set(values.map { entity.attributes[$0.attributeIndex].name })
@@ -125,7 +133,7 @@ extension PersistentStoreCoordinator {
             emit(StoreCommitEvent(storeIdentifier: part.store.identifier, origin: .thisCoordinator, kind: .batchRequest,
                 inserted: Set(outcome.inserted),
                 updated: Dictionary(outcome.updated.map { ($0, changedNames) }) { first, _ in first },
-                deleted: Set(outcome.deleted),
+                deleted: Set(outcome.deleted), author: label.author, contextName: label.contextName,
                 historyToken: outcome.transactionNumber.map {
                     HistoryToken(storeIdentifier: part.store.identifier, transactionNumber: $0)
                 }))

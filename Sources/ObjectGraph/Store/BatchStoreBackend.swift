@@ -4,8 +4,9 @@
 protocol BatchStoreBackend: StoreBackend {
     /// The result dictionaries of `plan` (nil values left out), computed from saved rows.
     func fetchDictionaries(_ plan: DictionaryFetchPlan) throws(ObjectGraphError) -> [[String: AttributeValue]]
-    /// Runs one batch operation in one transaction (all of it, or nothing) and reports what it changed.
-    func execute(_ operation: StoreBatchOperation) throws(ObjectGraphError) -> StoreBatchOutcome
+    /// Runs one batch operation in one transaction (all of it, or nothing) and reports what it changed;
+    /// `label` names who ran it, for the persistent history.
+    func execute(_ operation: StoreBatchOperation, label: TransactionLabel) throws(ObjectGraphError) -> StoreBatchOutcome
 }
 
 /// One batch request as a store runs it: entity resolved, values checked and in attribute order.
@@ -21,6 +22,14 @@ enum StoreBatchOperation {
     /// applying every delete rule of the deleted rows (see ``BatchDeletePlanner``).
     case delete(entity: EntityDescription, predicate: FetchPredicate?, objectIDs: [ManagedObjectID]?,
         includesSubentities: Bool)
+}
+
+/// Who committed a transaction, as the persistent history records it.
+struct TransactionLabel: Sendable {
+    /// The context's ``ManagedObjectContext/transactionAuthor``.
+    var author: String?
+    /// The context's name.
+    var contextName: String?
 }
 
 /// What a batch operation changed, by object ID.

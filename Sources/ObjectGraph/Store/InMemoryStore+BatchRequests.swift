@@ -5,7 +5,7 @@ extension InMemoryStore {
     /// so that it is one step for every other reader and writer, with the SQLite store's semantics: new keys continue the hierarchy's counter,
     /// every changed row's version goes up once, delete rules are applied by ``BatchDeletePlanner``.
     /// A batch insert's rows are all gathered before the lock is taken (so the handler never runs under it).
-    func execute(_ operation: StoreBatchOperation) throws(ObjectGraphError) -> StoreBatchOutcome {
+    func execute(_ operation: StoreBatchOperation, label: TransactionLabel) throws(ObjectGraphError) -> StoreBatchOutcome {
         guard !isReadOnly else { throw .readOnlyStore(store: displayName) }
         switch operation {
         case .insert(let entity, let nextRow):

@@ -6,13 +6,13 @@ extension SQLiteStore {
     /// the compiled predicate and bump `Z_OPT` of every row they change, deletes apply their delete rules
     /// in SQL (see ``BatchDeletePlanner``). Any failure rolls everything back. External files follow the rows
     /// as in a save: new ones are written before the commit, those of replaced or deleted values removed after it.
-    func execute(_ operation: StoreBatchOperation) throws(ObjectGraphError) -> StoreBatchOutcome {
+    func execute(_ operation: StoreBatchOperation, label: TransactionLabel) throws(ObjectGraphError) -> StoreBatchOutcome {
         guard !isReadOnly else { throw .readOnlyStore(store: path) }
         return try withWriter { connection throws(ObjectGraphError) in
             try withExternalDataChanges { changes throws(ObjectGraphError) in
                 var recorded: Int64?
                 do throws(ObjectGraphError) {
-                    return try sqlite { try batchTransaction(operation, connection, changes, &recorded) }
+                    return try sqlite { try batchTransaction(operation, label, connection, changes, &recorded) }
                 } catch {
                     forgetUncommitted(recorded)
                     throw error
@@ -22,7 +22,7 @@ extension SQLiteStore {
     }
 
     private func batchTransaction(
-        _ operation: StoreBatchOperation, _ connection: SQLiteConnection, _ changes: ExternalDataChanges,
+        _ operation: StoreBatchOperation, _ label: TransactionLabel, _ connection: SQLiteConnection, _ changes: ExternalDataChanges,
         _ recorded: inout Int64?
     ) throws -> StoreBatchOutcome {
         try connection.transaction(.immediate) {
@@ -46,8 +46,10 @@ extension SQLiteStore {
             if recordsHistory {
                 var changed: IndexBits?
                 if case .update(_, _, _, let values) = operation { changed = IndexBits(values.map(\.attributeIndex)) }
-                outcome.transactionNumber = try writeHistory(
-                    historyRecord(of: outcome, changedAttributes: changed, tombstones: tombstones), connection)
+                var record = historyRecord(of: outcome, changedAttributes: changed, tombstones: tombstones)
+                record.author = label.author
+                record.contextName = label.contextName
+                outcome.transactionNumber = try writeHistory(record, connection)
                 recorded = outcome.transactionNumber
             }
             try changes.prepareCommit(externalStorage)
