@@ -34,6 +34,18 @@ public enum PeopleModel {
         return Int64(scalar.value - 0x40)
     }
 
+    /// The section title of a stored section position: 1–26 → A–Z, 27 (and anything above) → `#`, anything
+    /// below 1 → `·`. The list names its sections by this, not by the last name, so that a row whose stored
+    /// position does not match its last name (written by another program, a batch update of `lastName`) still
+    /// sits in one contiguous section instead of breaking the list's order.
+    public static func sectionTitle(forOrder order: Int64) -> String {
+        switch order {
+        case 1...26: String(UnicodeScalar(UInt8(0x40 + order)))
+        case 27...: "#"
+        default: "·"
+        }
+    }
+
     /// The list's order: section, then last name, then first name, ignoring case and diacritics.
     public static let listSortCriteria = [
         SortCriterion(sectionOrderKey),

@@ -66,7 +66,9 @@ public enum PeopleSectionMode: String, CaseIterable, Sendable {
     public var sectionNaming: SectionNaming {
         switch self {
         case .lastNameInitial:
-            .derived(from: ["lastName"], label: "people.lastNameInitial") { StringFolding.initial($0[0].stringValue ?? "") }
+            .derived(from: [PeopleModel.sectionOrderKey], label: "people.sectionOrder") {
+                PeopleModel.sectionTitle(forOrder: $0[0].int64Value ?? 27)
+            }
         case .firstNameInitial:
             .derived(from: ["firstName"], label: "people.firstNameInitial") { Self.initialSection(of: $0[0].stringValue ?? "") }
         case .city:

@@ -40,8 +40,11 @@ public final class Person: ManagedObject {
     /// Removes `tag` from the person.
     public func removeFromTags(_ tag: Tag) { removeRelatedObject(tag, forKey: "tags") }
 
-    /// The list section: the folded, upper-cased initial of the last name, or `#`.
-    public var sectionTitle: String { StringFolding.initial(lastName) }
+    /// The list section, from the stored section position (``PeopleModel/sectionTitle(forOrder:)``): the
+    /// folded, upper-cased initial of the last name, or `#`, for every person this app saved.
+    public var sectionTitle: String {
+        PeopleModel.sectionTitle(forOrder: value(forKey: PeopleModel.sectionOrderKey).int64Value ?? 27)
+    }
 
     /// "Last, First" as the list shows it.
     public var displayName: String {
@@ -78,7 +81,8 @@ public final class Person: ManagedObject {
     public override func setValue(_ value: AttributeValue, forKey key: String) {
         super.setValue(value, forKey: key)
         if key == "lastName" {
-            super.setValue(.integer(PeopleModel.sectionOrder(forTitle: sectionTitle)), forKey: PeopleModel.sectionOrderKey)
+            super.setValue(.integer(PeopleModel.sectionOrder(forTitle: StringFolding.initial(lastName))),
+                forKey: PeopleModel.sectionOrderKey)
         }
     }
 }

@@ -107,6 +107,42 @@ import TestSupport
         }
     }
 
+    @Test func reopeningAStoreKeepsItsHistoryIndexesAndChangesNothing() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("h.sqlite")
+        do {
+            let coordinator = try Self.coordinator(url)
+            let context = Self.context(coordinator)
+            try context.performAndWait {
+                try context.insertNewObject(forEntityName: "Person")["lastName"] = "X"
+                try context.save()
+            }
+        }
+        func indexes() throws -> [SQLiteValue] {
+            let connection = try SQLiteConnection(path: url.path, mode: .readOnly)
+            defer { connection.close() }
+            return try connection.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN "
+                + "('ACHANGE', 'ATRANSACTION', 'ATRANSACTIONSTRING') ORDER BY name").map { $0[0] }
+        }
+        let before = try indexes()
+        #expect(before.count == 8, "\(before)")
+        let pages = try FileManager.default.attributesOfItem(atPath: url.path + "-wal")[.size] as? NSNumber
+        // Opened again (with and without the option): the model's index check leaves history indexes alone.
+        _ = try Self.coordinator(url, watching: true)
+        let plain = PersistentStoreCoordinator(managedObjectModel: try Self.model())
+        try plain.addPersistentStore(ofType: .sqlite, at: url)
+        #expect(try indexes() == before)
+        #expect(try FileManager.default.attributesOfItem(atPath: url.path + "-wal")[.size] as? NSNumber == pages,
+            "opening wrote to the store")
+        // Without the option, a store that has history tables keeps recording.
+        let context = Self.context(plain, author: "plain")
+        try context.performAndWait {
+            try context.insertNewObject(forEntityName: "Person")["lastName"] = "Y"
+            try context.save()
+        }
+        #expect(try plain.fetchHistory(after: nil).last?.author == "plain")
+    }
+
     @Test func batchRequestsAreRecordedAndSentAsEvents() throws {
         let directory = TemporaryDirectory()
         let coordinator = try Self.coordinator(directory.file("h.sqlite"))

@@ -68,13 +68,23 @@ enum StoreIndexes {
             + "\(layout.tableName) (" + columns.joined(separator: ", ") + ")")
     }
 
-    /// The indexes of the file that are not expected (or differ), to drop, and the expected ones it lacks.
+    /// The persistent-history tables (see ``SQLiteHistoryTables``), whose indexes are not the model's.
+    static let historyTables: Set<String> = ["ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING"]
+
+    /// The indexes of the file that are not expected (or differ), to drop, and the expected ones it lacks;
+    /// indexes of the persistent-history tables are neither.
     static func differences(_ connection: SQLiteConnection, expected: [(name: String, sql: String)])
         throws(SQLiteError) -> (drop: [String], create: [(name: String, sql: String)])
     {
         var present: [String: String] = [:]
-        for row in try connection.rows("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL") {
-            if case .text(let name) = row[0], case .text(let sql) = row[1] { present[name] = sql }
+        for row in try connection.rows(
+            "SELECT name, sql, tbl_name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
+        {
+            // Indexes of tables that are not the model's (persistent history, Z_PRIMARYKEY) are left alone.
+            guard case .text(let name) = row[0], case .text(let sql) = row[1], case .text(let table) = row[2],
+                !historyTables.contains(table)
+            else { continue }
+            present[name] = sql
         }
         let wanted = Dictionary(expected.map { ($0.name, $0.sql) }) { first, _ in first }
         let drop = present.filter { wanted[$0.key] != $0.value }.keys.sorted()
