@@ -44,7 +44,7 @@ static int injectedFault(FaultFile *file, cfaultvfs_operation operation) {
     return code;
 }
 
-// MARK: File methods (forwarded, with faults on write, truncate and sync)
+// MARK: File methods (forwarded, with faults on read, write, truncate and sync)
 
 static int faultClose(sqlite3_file *f) {
     FaultFile *file = (FaultFile *)f;
@@ -55,6 +55,8 @@ static int faultClose(sqlite3_file *f) {
 
 static int faultRead(sqlite3_file *f, void *buffer, int amount, sqlite3_int64 offset) {
     FaultFile *file = (FaultFile *)f;
+    int code = injectedFault(file, CFAULTVFS_READ);
+    if (code != 0) return code;
     return file->real->pMethods->xRead(file->real, buffer, amount, offset);
 }
 

@@ -4,7 +4,7 @@
 //
 // `cfaultvfs_install()` registers a VFS named "objectgraph-fault" that wraps the default VFS ("unix") and makes it
 // the process's default, so every connection opened afterwards goes through it. While disarmed it only forwards.
-// While armed, it counts the xWrite/xTruncate calls (or the xSync calls) made on files whose path starts with a
+// While armed, it counts the xWrite/xTruncate calls (or the xSync calls, or the xRead calls) made on files whose path starts with a
 // given prefix, and makes the k-th one (counting from 0) fail with a chosen result code, once (transient) or
 // that one and every later one (persistent). Files outside the prefix are never touched, so tests of other
 // stores running in parallel in the same process are unaffected.
@@ -15,6 +15,8 @@ typedef enum {
     CFAULTVFS_WRITE = 0,
     /// `xSync`.
     CFAULTVFS_SYNC = 1,
+    /// `xRead` (reads SQLite's page cache answers never reach the file, so arm it before a fresh read).
+    CFAULTVFS_READ = 2,
 } cfaultvfs_operation;
 
 /// Registers the VFS and makes it the default; safe to call more than once. Returns an SQLite result code.

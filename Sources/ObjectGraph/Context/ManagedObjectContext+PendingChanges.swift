@@ -165,6 +165,10 @@ extension ManagedObjectContext {
 
     /// Loads a fault's values from the store; a fault whose row is gone becomes a deleted object with
     /// default values (Core Data's `shouldDeleteInaccessibleFaults`).
+    ///
+    /// A read that *fails* (a lock held past the busy timeout, an I/O error) says nothing about the row: the
+    /// object stays a fault — its values read as the defaults meanwhile, and the next access tries again — and
+    /// the error is kept in ``lastFaultError``. It is never taken for a deletion.
     func fulfillFault(_ object: ManagedObject) {
         object.faultFlag = false
         if object.faultHoldsValues {
@@ -172,9 +176,15 @@ extension ManagedObjectContext {
             object.awakeFromFetch()
             return
         }
-        guard let source = try? objectSource(),
-            let row = try? source.rows(for: [object.objectID], entity: object.entity).first
-        else {
+        let read: RowSnapshot?
+        do {
+            read = try objectSource().rows(for: [object.objectID], entity: object.entity).first
+        } catch {
+            object.faultFlag = true
+            lastFaultError = error
+            return
+        }
+        guard let row = read else {
             object.deletedFlag = true
             return
         }

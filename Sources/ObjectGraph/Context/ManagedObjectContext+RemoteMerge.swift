@@ -38,7 +38,8 @@ extension ManagedObjectContext {
     /// merged as a local save would be: registered objects take the new values, deleted ones are deleted, and
     /// each context posts one objects-did-change (so fetched-results controllers follow).
     ///
-    /// Waits until every context has merged. Rows that no longer exist count as deleted.
+    /// Waits until every context has merged. Rows that no longer exist count as deleted; rows that cannot be read
+    /// (an I/O error, a lock held too long) are left as they are, never taken as deleted.
     public static func mergeChanges(fromRemoteContextSave changes: RemoteContextSave, into contexts: [ManagedObjectContext]) {
         for context in contexts {
             context.performAndWait { context.mergeRemoteSave(changes) }
@@ -51,17 +52,25 @@ extension ManagedObjectContext {
         var snapshots: [ManagedObjectID: RowSnapshot] = [:]
         var byEntity: [String: [ManagedObjectID]] = [:]
         for id in changes.insertedObjectIDs + changes.updatedObjectIDs { byEntity[id.entityName, default: []].append(id) }
+        // Objects whose rows could not be read: nothing is known about them, so they are neither merged nor
+        // taken as deleted (their next fault or refresh reads them again).
+        var unread: Set<String> = []
         for (entityName, ids) in byEntity {
-            guard let entity = model.entity(named: entityName),
-                let rows = try? coordinator.rows(for: ids, entity: entity, bypassingCache: true)
-            else { continue }
-            for row in rows { snapshots[row.objectID] = row }
+            guard let entity = model.entity(named: entityName) else { continue }
+            do {
+                for row in try coordinator.rows(for: ids, entity: entity, bypassingCache: true) {
+                    snapshots[row.objectID] = row
+                }
+            } catch {
+                unread.insert(entityName)
+                lastFaultError = error
+            }
         }
-        // Each object once, inserted first; rows that no longer exist count as deleted.
+        // Each object once, inserted first; rows a successful read did not find no longer exist: deleted.
         var listed: Set<ManagedObjectID> = []
         let insertedRows = changes.insertedObjectIDs.compactMap { id in listed.insert(id).inserted ? snapshots[id] : nil }
         let updatedRows = changes.updatedObjectIDs.compactMap { id in listed.insert(id).inserted ? snapshots[id] : nil }
-        let gone = listed.filter { snapshots[$0] == nil }
+        let gone = listed.filter { snapshots[$0] == nil && !unread.contains($0.entityName) }
         let save = ContextDidSave(
             rows: insertedRows + updatedRows, insertedRowCount: insertedRows.count,
             deleted: Set(changes.deletedObjectIDs).union(gone), contextName: "remote",

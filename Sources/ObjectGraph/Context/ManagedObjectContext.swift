@@ -68,6 +68,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// `transactionAuthor`): set it before saving (for example `"importer"`) so that history readers can tell
     /// writers apart; it stays set for later saves until changed.
     public var transactionAuthor: String?
+    /// The last error met while firing a fault (a failed read of the store): the object stayed a fault, with
+    /// default values, and is read again on its next use. Core Data raises an exception there; a failed read is
+    /// never taken for a deleted row. Reset it to nil once handled.
+    public var lastFaultError: ObjectGraphError?
     /// How a save resolves conflicts with changes other contexts saved meanwhile; `.error` by default.
     public var mergePolicy: MergePolicy = .error
 

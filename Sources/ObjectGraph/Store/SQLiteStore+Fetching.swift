@@ -1,3 +1,4 @@
+import Foundation
 import SQLiteStorage
 
 extension SQLiteStore {
@@ -44,7 +45,7 @@ extension SQLiteStore {
         let keys = ids.compactMap(\.primaryKey)
         guard !keys.isEmpty else { return [] }
         let namespaces = idNamespaces
-        return try withReader { connection throws(ObjectGraphError) in
+        return try retryingBusyReads { () throws(ObjectGraphError) in try withReader { connection throws(ObjectGraphError) in
             try sqlite {
                 var rows: [RowSnapshot] = []
                 // Chunks keep the statement small and cacheable.
@@ -60,6 +61,21 @@ extension SQLiteStore {
                     }
                 }
                 return rows
+            }
+        } }
+    }
+
+    /// Runs a read again when it failed with `SQLITE_BUSY`/`SQLITE_LOCKED` that the busy timeout did not absorb
+    /// (a busy handler cannot wait everywhere, for example while the WAL index is rebuilt after another process
+    /// crashed): up to three more times, 10, 50 and 250 ms apart. Other errors, and the last busy one, are thrown.
+    func retryingBusyReads<T>(_ read: () throws(ObjectGraphError) -> T) throws(ObjectGraphError) -> T {
+        var delays: [TimeInterval] = [0.01, 0.05, 0.25]
+        while true {
+            do {
+                return try read()
+            } catch {
+                guard case .sqlite(let failure) = error, failure.isBusyOrLocked, !delays.isEmpty else { throw error }
+                Thread.sleep(forTimeInterval: delays.removeFirst())
             }
         }
     }
