@@ -25,7 +25,8 @@
 //
 // `--history` opens the store with persistent history tracking and saves with the transaction author
 // `importer` (the cross-process change tests watch such imports from another process). `--first B` starts at
-// batch B when the store holds no later batch (two importers can then fill separate ranges of one store).
+// batch B and resumes from the highest batch in B..<until (two importers can then fill separate ranges of one
+// store).
 //
 // `--external` runs the external binary data steps instead (see ExternalDataSteps.swift).
 //
@@ -158,7 +159,7 @@ func run(_ options: Options) throws {
     try context.performAndWait {
         // Resume from what the store holds: the highest batch must be complete, and the next one follows it.
         var highest = FetchRequest<ManagedObject>(entityName: "ImportedItem",
-            predicate: try FetchPredicate(format: "batch >= %d", options.first),
+            predicate: try FetchPredicate(format: "batch >= %d AND batch < %d", options.first, options.until),
             sortCriteria: [SortCriterion("batch", ascending: false)], fetchLimit: 1)
         highest.includesPendingChanges = false
         var next = options.first

@@ -275,7 +275,7 @@ struct Suite {
 
     // MARK: Helpers
 
-    private func median(_ body: () throws -> Double) throws -> Double {
+    func median(_ body: () throws -> Double) throws -> Double {
         var times: [Double] = []
         for _ in 0..<repeats { times.append(try body()) }
         return Measure.median(times)

@@ -4,7 +4,7 @@ import Foundation
 // RatioReport: every workload next to its raw SQLite baseline, back to back in one process (memory and cold
 // start in child processes of their own), printing a Markdown table of ratios against the goals.
 //
-//     RatioReport [all|import|fetch|controller|stall|memory|coldstart]...
+//     RatioReport [all|import|fetch|controller|stall|memory|coldstart|remote]...
 //     RatioReport profile import|import-index|import-raw|import-raw-index|fetch-objects|fetch-ids|fetch-count|controller [N]
 //
 // Environment: BENCH_1M=1 adds the 1M-person workloads; REPEAT=n repetitions (median; default 3);
@@ -19,6 +19,9 @@ if let mode = arguments.first, mode.hasPrefix("child-") {
     do {
         let file = StoreFile(url: URL(fileURLWithPath: arguments[1]), index: .name)
         switch mode {
+        case "child-remote-writer":
+            try RemoteChangeWorkload.writeCommits(path: arguments[1], count: Int(arguments[2]) ?? 200, size: 10,
+                gapMilliseconds: 20)
         case "child-memory":
             let memory = arguments[2] == "raw"
                 ? try ScrollWorkload.rawMemory(file) : try ScrollWorkload.objectGraphMemory(file)
@@ -61,7 +64,7 @@ if arguments.first == "profile" {
 }
 
 let sections = Set(arguments.isEmpty || arguments.contains("all")
-    ? ["import", "fetch", "controller", "stall", "refetch", "memory", "coldstart"] : arguments)
+    ? ["import", "fetch", "controller", "stall", "refetch", "memory", "coldstart", "remote"] : arguments)
 let millions = environment["BENCH_1M"] == "1"
 let repeats = Int(environment["REPEAT"] ?? "") ?? 3
 let count = Int(environment["N"] ?? "") ?? 100_000
@@ -77,6 +80,7 @@ MainQueue.run {
         if sections.contains("refetch") { try suite.refetch() }
         if sections.contains("memory") { try suite.memory() }
         if sections.contains("coldstart") { try suite.coldStart() }
+        if sections.contains("remote") { try suite.remoteChanges() }
     } catch {
         report.note("benchmark failed: \(error)")
         print(report.markdown())
