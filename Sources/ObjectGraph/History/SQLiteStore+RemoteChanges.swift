@@ -12,7 +12,8 @@ struct RemoteStoreChange: Sendable {
     let historyKnown: Bool
 }
 
-/// The watcher connection's state, used only on the watcher's queue.
+/// The watcher connection's state. `@unchecked Sendable`: created before the watcher starts, then used only
+/// on the watcher's serial queue (the check closure is the only code that touches it).
 private final class RemoteChangeObserver: @unchecked Sendable {
     let connection: SQLiteConnection
     var dataVersion: Int64?

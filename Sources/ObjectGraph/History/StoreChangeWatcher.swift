@@ -14,6 +14,10 @@ import Glibc
 /// finds nothing new is checked again a few times over the next ~200 ms.
 ///
 /// Everything runs on the watcher's own serial queue. The check returns whether it found a change.
+///
+/// `@unchecked Sendable`: every mutable property but ``stopFlag`` (a lock) is read and written only on
+/// ``queue`` (the sources' handlers, the re-checks and `start` all run there); the tests' ThreadSanitizer runs
+/// cover it.
 final class StoreChangeWatcher: @unchecked Sendable {
     private let queue: DispatchQueue
     private let directory: String
