@@ -63,8 +63,7 @@ public enum RemoteChangeWorkload {
                 try context.save()
                 context.reset()
             }
-            print("t=\(Date().timeIntervalSince1970)")
-            fflush(stdout)
+            FileHandle.standardOutput.write(Data("t=\(Date().timeIntervalSince1970)\n".utf8))
             Thread.sleep(forTimeInterval: Double(gapMilliseconds) / 1000)
         }
     }
@@ -143,7 +142,7 @@ public enum RemoteChangeWorkload {
     /// User plus system CPU time of this process so far.
     static func processCPUSeconds() -> Double {
         var usage = rusage()
-        getrusage(RUSAGE_SELF, &usage)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
         return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec)
             + Double(usage.ru_stime.tv_usec) / 1e6
     }

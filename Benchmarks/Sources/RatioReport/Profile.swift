@@ -27,6 +27,12 @@ enum Profile {
             let kind = ProcessInfo.processInfo.environment["PROFILE_STACK"].flatMap(BenchStack.Kind.init(rawValue:))
             _ = try ImportWorkload.objectGraph(
                 into: file, kind: kind ?? .siblings, observed: false, rows: rows, batchSize: 1000)
+        case "history-on", "history-off":
+            // Workload 8's import, 100 people per save, with or without persistent history.
+            let rows = { var generator = PersonGenerator(seed: 1); return generator.people(count) }()
+            let file = try StoreFile.empty("profile-\(workload)", index: .name)
+            defer { file.remove() }
+            _ = try RemoteChangeWorkload.importSeconds(into: file, rows: rows, batchSize: 100, history: workload == "history-on")
         case "import-raw", "import-raw-index":
             let rows = { var generator = PersonGenerator(seed: 1); return generator.people(count) }()
             let file = try StoreFile.empty("profile-import-raw", index: workload == "import-raw" ? .none : .name)
