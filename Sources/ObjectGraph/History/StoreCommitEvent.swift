@@ -47,13 +47,17 @@ public struct StoreCommitEvent: Sendable, CustomStringConvertible {
     public let origin: Origin
     /// What kind of transaction it was.
     public let kind: Kind
+    /// The changed IDs, as lists (made into the public sets only when asked for: a save of 1,000 objects that
+    /// nobody merges should not hash them).
+    let changes: CommitChanges
+
     /// The objects it inserted.
-    public let insertedObjectIDs: Set<ManagedObjectID>
+    public var insertedObjectIDs: Set<ManagedObjectID> { changes.insertedSet }
     /// The objects it updated, each with the names of the attributes and relationships that changed (empty when
     /// not known).
-    public let updatedObjectIDs: [ManagedObjectID: Set<String>]
+    public var updatedObjectIDs: [ManagedObjectID: Set<String>] { changes.updatedMap }
     /// The objects it deleted.
-    public let deletedObjectIDs: Set<ManagedObjectID>
+    public var deletedObjectIDs: Set<ManagedObjectID> { changes.deletedSet }
     /// The transaction author (``ManagedObjectContext/transactionAuthor``), when known.
     public let author: String?
     /// The saving context's name, when known.
@@ -77,12 +81,24 @@ public struct StoreCommitEvent: Sendable, CustomStringConvertible {
         insertedRowCount: Int = 0, permanentIDs: [ManagedObjectID: ManagedObjectID] = [:],
         sourceContext: ObjectIdentifier? = nil
     ) {
+        self.init(storeIdentifier: storeIdentifier, origin: origin, kind: kind,
+            changes: CommitChanges(inserted: Array(inserted), updated: updated.map { ($0.key, $0.value) },
+                deleted: Array(deleted)),
+            author: author, contextName: contextName, historyToken: historyToken, rows: rows,
+            insertedRowCount: insertedRowCount, permanentIDs: permanentIDs, sourceContext: sourceContext)
+    }
+
+    /// An event whose changed IDs are `changes` (each object once in each list, and in one list only).
+    init(
+        storeIdentifier: String, origin: Origin, kind: Kind, changes: CommitChanges, author: String? = nil,
+        contextName: String? = nil, historyToken: HistoryToken? = nil, rows: [RowSnapshot] = [],
+        insertedRowCount: Int = 0, permanentIDs: [ManagedObjectID: ManagedObjectID] = [:],
+        sourceContext: ObjectIdentifier? = nil
+    ) {
         self.storeIdentifier = storeIdentifier
         self.origin = origin
         self.kind = kind
-        insertedObjectIDs = inserted
-        updatedObjectIDs = updated
-        deletedObjectIDs = deleted
+        self.changes = changes
         self.author = author
         self.contextName = contextName
         self.historyToken = historyToken
@@ -93,14 +109,57 @@ public struct StoreCommitEvent: Sendable, CustomStringConvertible {
     }
 
     /// True when the transaction changed no object.
-    public var isEmpty: Bool { insertedObjectIDs.isEmpty && updatedObjectIDs.isEmpty && deletedObjectIDs.isEmpty }
+    public var isEmpty: Bool { changes.inserted.isEmpty && changes.updated.isEmpty && changes.deleted.isEmpty }
 
     /// Whether merging needs the rows read from the store (the event does not carry them).
-    var needsRowsFromStore: Bool { rows.count != insertedObjectIDs.count + updatedObjectIDs.count }
+    var needsRowsFromStore: Bool { rows.count != changes.inserted.count + changes.updated.count }
 
     public var description: String {
-        "<StoreCommitEvent \(kind) from \(origin): +\(insertedObjectIDs.count) ~\(updatedObjectIDs.count) "
-            + "-\(deletedObjectIDs.count)\(historyToken.map { " \($0)" } ?? "")>"
+        "<StoreCommitEvent \(kind) from \(origin): +\(changes.inserted.count) ~\(changes.updated.count) "
+            + "-\(changes.deleted.count)\(historyToken.map { " \($0)" } ?? "")>"
+    }
+}
+
+/// A commit's changed object IDs as lists, with the sets (and the map of updated objects to their changed keys)
+/// made once, when first asked for.
+final class CommitChanges: Sendable {
+    let inserted: [ManagedObjectID]
+    let updated: [(id: ManagedObjectID, keys: Set<String>)]
+    let deleted: [ManagedObjectID]
+    private let sets = Locked<(inserted: Set<ManagedObjectID>?, updated: [ManagedObjectID: Set<String>]?,
+        deleted: Set<ManagedObjectID>?)>((nil, nil, nil))
+
+    init(inserted: [ManagedObjectID], updated: [(id: ManagedObjectID, keys: Set<String>)], deleted: [ManagedObjectID]) {
+        self.inserted = inserted
+        self.updated = updated
+        self.deleted = deleted
+    }
+
+    var insertedSet: Set<ManagedObjectID> {
+        sets.withLock { sets in
+            if let done = sets.inserted { return done }
+            let made = Set(inserted)
+            sets.inserted = made
+            return made
+        }
+    }
+
+    var updatedMap: [ManagedObjectID: Set<String>] {
+        sets.withLock { sets in
+            if let done = sets.updated { return done }
+            let made = Dictionary(updated.map { ($0.id, $0.keys) }) { first, second in first.union(second) }
+            sets.updated = made
+            return made
+        }
+    }
+
+    var deletedSet: Set<ManagedObjectID> {
+        sets.withLock { sets in
+            if let done = sets.deleted { return done }
+            let made = Set(deleted)
+            sets.deleted = made
+            return made
+        }
     }
 }
 

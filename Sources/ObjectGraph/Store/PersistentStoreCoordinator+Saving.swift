@@ -84,18 +84,18 @@ extension PersistentStoreCoordinator {
         }
         var rows: [RowSnapshot] = []
         rows.reserveCapacity(request.inserts.count + request.updates.count)
-        var inserted: Set<ManagedObjectID> = []
+        var inserted: [ManagedObjectID] = []
         inserted.reserveCapacity(request.inserts.count)
         var permanentIDs: [ManagedObjectID: ManagedObjectID] = [:]
         for insert in request.inserts {
             guard let id = insert.permanentID ?? result.permanentIDs[insert.temporaryID] else { continue }
             if insert.temporaryID.isTemporaryID { permanentIDs[insert.temporaryID] = id }
-            inserted.insert(id)
+            inserted.append(id)
             rows.append(RowSnapshot(objectID: id, values: committedValues(insert.values, of: id),
                 version: result.versions[id] ?? 1, toOne: permanent(insert.toOne)))
         }
         let insertedRowCount = rows.count
-        var updated: [ManagedObjectID: Set<String>] = [:]
+        var updated: [(id: ManagedObjectID, keys: Set<String>)] = []
         updated.reserveCapacity(request.updates.count)
         for update in request.updates {
             var names: Set<String> = []
@@ -107,12 +107,12 @@ extension PersistentStoreCoordinator {
                     names.insert(update.entity.relationships[index].name)
                 }
             }
-            updated[update.objectID] = names
+            updated.append((update.objectID, names))
             rows.append(RowSnapshot(objectID: update.objectID, values: committedValues(update.values, of: update.objectID),
                 version: result.versions[update.objectID] ?? update.expectedVersion + 1, toOne: permanent(update.toOne)))
         }
         return StoreCommitEvent(storeIdentifier: store.identifier, origin: .thisCoordinator, kind: .save,
-            inserted: inserted, updated: updated, deleted: Set(request.deletes.map(\.objectID)),
+            changes: CommitChanges(inserted: inserted, updated: updated, deleted: request.deletes.map(\.objectID)),
             author: request.author, contextName: request.contextName,
             historyToken: result.transactionNumber.map { HistoryToken(storeIdentifier: store.identifier, transactionNumber: $0) },
             rows: rows, insertedRowCount: insertedRowCount, permanentIDs: permanentIDs, sourceContext: source)

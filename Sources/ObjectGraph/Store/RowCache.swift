@@ -71,7 +71,7 @@ struct RowCache {
             remove(Array(event.insertedObjectIDs.filter { !carried.contains($0) })
                 + event.updatedObjectIDs.keys.filter { !carried.contains($0) })
         }
-        remove(event.deletedObjectIDs)
+        remove(event.changes.deleted)
     }
 
     /// Forgets the rows of deleted objects.
