@@ -1,0 +1,161 @@
+import Foundation
+
+/// Inserts the rows of an ``ImportFileReader`` into a store in batches, one `save()` per batch, as the file
+/// is read: the first batch is on disk before the rest of the file is read, and memory holds one batch.
+///
+/// A batch with a bad row is not written at all: every bad row in it is reported, the batch's objects are
+/// rolled back (`rollback()`), and the import goes on with the next batch. A batch whose save fails
+/// (validation in the framework, say) is rolled back the same way, with the failing rows named when the
+/// error says which objects failed. A read error (malformed JSON or CSV) ends the import after the batches
+/// before it; it is in ``Summary/readError``.
+public struct BatchImporter {
+    /// What an import did.
+    public struct Summary: Equatable, Sendable {
+        /// Rows read.
+        public var rows = 0
+        /// Objects written to the store.
+        public var inserted = 0
+        /// Rows reported as bad (by conversion or by the save).
+        public var rejectedRows = 0
+        /// Batches not written.
+        public var failedBatches = 0
+        /// Rows not written (bad ones and the good ones in their batches).
+        public var skippedRows = 0
+        /// Bytes of the file read so far.
+        public var bytesRead = 0
+        /// Why reading stopped early, if it did.
+        public var readError: ImportReadError?
+
+        /// An empty summary.
+        public init() {}
+    }
+
+    /// A private-queue context on the store.
+    public let context: ManagedObjectContext
+    /// The entity to insert objects of.
+    public let entity: EntityDescription
+    /// How many rows make one batch (one save).
+    public let batchSize: Int
+    /// Converts rows to values.
+    public let converter: ImportRowConverter
+
+    /// An importer of rows of `entity` into `context`, `batchSize` rows per save (at least 1).
+    public init(context: ManagedObjectContext, entity: EntityDescription, batchSize: Int,
+        converter: ImportRowConverter? = nil)
+    {
+        self.context = context
+        self.entity = entity
+        self.batchSize = max(1, batchSize)
+        self.converter = converter ?? ImportRowConverter(entity: entity)
+    }
+
+    /// Imports every row of `reader`, calling `report` with one line per problem (for standard error) and
+    /// `onBatch` after each batch (written or not) with the summary so far.
+    public func run(_ reader: ImportFileReader, report: (String) -> Void, onBatch: (Summary) -> Void = { _ in })
+        -> Summary
+    {
+        let showsLines = reader.format != .json
+        var summary = Summary()
+        var batch: [ImportRow] = []
+        batch.reserveCapacity(batchSize)
+        var finished = false
+        while !finished {
+            batch.removeAll(keepingCapacity: true)
+            do {
+                while batch.count < batchSize, let row = try reader.next() { batch.append(row) }
+            } catch {
+                summary.readError = error
+            }
+            finished = batch.count < batchSize || summary.readError != nil
+            guard !batch.isEmpty else { break }
+            summary.rows += batch.count
+            importBatch(batch, showsLines: showsLines, into: &summary, report: report)
+            summary.bytesRead = reader.bytesRead
+            onBatch(summary)
+        }
+        summary.bytesRead = reader.bytesRead
+        return summary
+    }
+
+    private func importBatch(_ batch: [ImportRow], showsLines: Bool, into summary: inout Summary, report: (String) -> Void) {
+        var converted: [(row: ImportRow, values: [(String, AttributeValue)])] = []
+        converted.reserveCapacity(batch.count)
+        var bad = 0
+        for row in batch {
+            switch row.fields.flatMap(converter.convert) {
+            case .success(let values): converted.append((row, values))
+            case .failure(let problem):
+                bad += 1
+                report("\(Self.label(row, showsLine: showsLines)): \(problem)")
+            }
+        }
+        if bad > 0 {
+            summary.rejectedRows += bad
+            summary.failedBatches += 1
+            summary.skippedRows += batch.count
+            report("\(label(batch)) not written: \(bad) bad row\(bad == 1 ? "" : "s")")
+            return
+        }
+        switch save(converted) {
+        case .success:
+            summary.inserted += batch.count
+        case .failure(let failure):
+            summary.rejectedRows += failure.rows.isEmpty ? batch.count : failure.rows.count
+            summary.failedBatches += 1
+            summary.skippedRows += batch.count
+            for (row, reason) in failure.rows { report("\(Self.label(row, showsLine: showsLines)): \(reason)") }
+            report("\(label(batch)) not written: \(failure.message)")
+        }
+    }
+
+    /// Why a batch's save failed: the error, and the rows it names.
+    private struct SaveFailure: Error {
+        var message: String
+        var rows: [(ImportRow, String)]
+    }
+
+    /// Inserts one batch and saves it; on failure rolls it back.
+    private func save(_ rows: [(row: ImportRow, values: [(String, AttributeValue)])]) -> Result<Void, SaveFailure> {
+        context.performAndWait {
+            var ids: [ManagedObjectID] = []  // as inserted (temporary), as validation failures name them
+            ids.reserveCapacity(rows.count)
+            do {
+                for (_, values) in rows {
+                    let object = try context.insertNewObject(forEntityName: entity.name)
+                    for (key, value) in values { object.setValue(value, forKey: key) }
+                    ids.append(object.objectID)
+                }
+                try context.save()
+                context.reset()
+                return .success(())
+            } catch {
+                var rowByObject: [ManagedObjectID: ImportRow] = [:]
+                for (id, row) in zip(ids, rows) { rowByObject[id] = row.row }
+                context.rollback()
+                var named: [(ImportRow, String)] = []
+                if case ObjectGraphError.validation(let failures)? = error as? ObjectGraphError {
+                    for failure in failures {
+                        if let row = rowByObject[failure.objectID] {
+                            named.append((row, "'\(failure.key)': \(failure.reason)"))
+                        }
+                    }
+                    named.sort { $0.0.index < $1.0.index }
+                }
+                return .failure(SaveFailure(message: "save failed: \(error)", rows: named))
+            }
+        }
+    }
+
+    /// `row 3`, or `row 3 (line 5)` when `showsLine`.
+    public static func label(_ row: ImportRow, showsLine: Bool) -> String {
+        "row \(row.index)" + (showsLine ? " (line \(row.line))" : "")
+    }
+
+    /// `batch 2 (rows 2000–2999)`.
+    func label(_ batch: [ImportRow]) -> String {
+        guard let first = batch.first, let last = batch.last else { return "empty batch" }
+        let number = first.index / batchSize
+        let rows = first.index == last.index ? "row \(first.index)" : "rows \(first.index)–\(last.index)"
+        return "batch \(number) (\(rows))"
+    }
+}
