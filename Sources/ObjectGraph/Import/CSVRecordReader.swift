@@ -21,6 +21,11 @@ public final class CSVRecordReader {
         input = ChunkedInput(bytes: [UInt8](data))
     }
 
+    /// Reads records from bytes in memory handed out `chunkSize` at a time (to test chunk boundaries).
+    init(data: Data, chunkSize: Int) {
+        input = ChunkedInput(bytes: [UInt8](data), chunkSize: chunkSize)
+    }
+
     /// The next record, or nil after the last one; empty lines are skipped.
     ///
     /// - Throws: ``ImportReadError`` (`.malformed`) with the line, column and byte offset of the problem.
@@ -29,7 +34,9 @@ public final class CSVRecordReader {
             let outcome = input.storage.withUnsafeBufferPointer { buffer in
                 Result { () throws(ScanFailure) -> (CSVRecord?, CSVScanner) in
                     var position = input.start
-                    if input.base == 0, position == 0, buffer.starts(with: [0xEF, 0xBB, 0xBF]) { position = 3 }
+                    if input.base == 0, position == 0 {
+                        position = try ImportFileReader.skipByteOrderMark(buffer, isFinal: input.isAtEnd)
+                    }
                     var scanner = CSVScanner(bytes: buffer, base: input.base, isFinal: input.isAtEnd,
                         position: position, line: line, lineStart: lineStart)
                     return (try scanner.scanRecord(), scanner)

@@ -23,6 +23,8 @@ final class ChunkedInput {
     private let descriptor: Int32?
     private let path: String
     private let chunkSize: Int
+    /// For bytes in memory read in chunks (tests of chunk boundaries): the bytes not handed out yet.
+    private var pending: ArraySlice<UInt8> = []
 
     /// Opens the file at `url`, and reads its first chunk.
     init(url: URL, chunkSize: Int) throws(ImportReadError) {
@@ -42,14 +44,22 @@ final class ChunkedInput {
         try readMore()
     }
 
-    /// A window over bytes already in memory.
-    init(bytes: [UInt8]) {
-        storage = bytes
-        isAtEnd = true
+    /// A window over bytes already in memory: all at once, or `chunkSize` bytes at a time as a file would be
+    /// read (to test chunk boundaries without files).
+    init(bytes: [UInt8], chunkSize: Int? = nil) {
         size = bytes.count
         descriptor = nil
         path = "(memory)"
-        chunkSize = 1
+        self.chunkSize = max(1, chunkSize ?? bytes.count)
+        if let chunkSize {
+            pending = bytes[...]
+            storage = Array(pending.prefix(max(1, chunkSize)))
+            pending = pending.dropFirst(storage.count)
+            isAtEnd = pending.isEmpty
+        } else {
+            storage = bytes
+            isAtEnd = true
+        }
     }
 
     deinit {
@@ -74,13 +84,19 @@ final class ChunkedInput {
     /// Drops the consumed bytes and appends the next chunk (at least as much as the window holds, so that a
     /// long row takes a logarithmic number of reads); sets ``isAtEnd`` at the end of the file.
     func readMore() throws(ImportReadError) {
-        guard let descriptor, !isAtEnd else { return }
+        guard !isAtEnd else { return }
         if start > 0 {
             storage.removeSubrange(0..<start)
             base += start
             start = 0
         }
         let wanted = max(chunkSize, storage.count)
+        guard let descriptor else {
+            storage.append(contentsOf: pending.prefix(wanted))
+            pending = pending.dropFirst(wanted)
+            isAtEnd = pending.isEmpty
+            return
+        }
         let oldCount = storage.count
         storage.append(contentsOf: repeatElement(0, count: wanted))
         var filled = 0

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Values are spelled as imports read them: dates as ISO 8601 in UTC with as many fractional digits as it
 /// takes to read back the same instant, binary data as Base64, UUIDs and URLs as their text, decimals with
-/// their digits. In CSV no value is an empty field and an empty string is `""`. JSON cannot spell NaN or
+/// their digits. In CSV no value is an empty field and an empty string (or empty data) is `""`. JSON cannot spell NaN or
 /// infinity: such doubles are written as null (an empty CSV field).
 public final class ExportWriter {
     /// The format written.
@@ -100,10 +100,9 @@ public final class ExportWriter {
 
     private func appendCSV(_ value: AttributeValue) {
         guard let text = Self.text(value) else { return }
-        if case .string = value {
-            Self.appendCSVField(text, quoteEmpty: true, to: &buffer)
-        } else {
-            Self.appendCSVField(text, quoteEmpty: false, to: &buffer)
+        switch value {
+        case .string, .binary: Self.appendCSVField(text, quoteEmpty: true, to: &buffer)
+        default: Self.appendCSVField(text, quoteEmpty: false, to: &buffer)
         }
     }
 

@@ -3,7 +3,7 @@ import Foundation
 /// Reads and writes the ISO 8601 forms imports, exports and text arguments use, without a formatter.
 ///
 /// Accepted, exactly: a date and time with a time zone — `2024-03-01T12:30:00Z`, `…T14:30:00+02:00` (or
-/// `+0200`), with 1 to 9 fractional digits (`…T12:30:00.250Z`) — or a bare date, `2024-03-01` (midnight
+/// `+0200`), with 1 to 18 fractional digits (`…T12:30:00.250Z`) — or a bare date, `2024-03-01` (midnight
 /// UTC). Fields must be in range (month 1–12, the month's days, hour 0–23, minute and second 0–59, zone up
 /// to ±23:59). Anything else — no zone, a space for `T`, text after the date — is rejected.
 ///
@@ -46,7 +46,7 @@ public enum ISO8601DateText {
         if bytes[position] == UInt8(ascii: ".") {
             position += 1
             while position < count, bytes[position] &- UInt8(ascii: "0") < 10 {
-                guard fractionDigits < 9 else { return nil }
+                guard fractionDigits < 18 else { return nil }
                 fraction = fraction * 10 + Int(bytes[position] &- UInt8(ascii: "0"))
                 fractionDigits += 1
                 position += 1
@@ -76,11 +76,18 @@ public enum ISO8601DateText {
         guard fractionDigits > 0 else { return Date(timeIntervalSinceReferenceDate: Double(whole)) }
         // whole·10ⁿ + fraction and 10ⁿ are exact doubles, so one division rounds the decimal correctly.
         let scale = powersOfTen[fractionDigits]
-        let units = whole * scale + fraction
-        if abs(units) < 1 << 53 {
-            return Date(timeIntervalSinceReferenceDate: Double(units) / Double(scale))
+        if fractionDigits <= 6, abs(whole) < 1 << 32 {
+            return Date(timeIntervalSinceReferenceDate: Double(whole * scale + fraction) / Double(scale))
         }
-        return Date(timeIntervalSinceReferenceDate: Double(whole) + Double(fraction) / Double(scale))
+        // More digits: the decimal whole + fraction/scale spelled out, for one correctly rounded conversion.
+        let spelled: String
+        if whole >= 0 || fraction == 0 {
+            spelled = "\(whole)." + padded(fraction, fractionDigits)
+        } else {  // -5 + 0.25 is -4.75: -(|whole| - 1) - (1 - 0.25)
+            spelled = "-\(-whole - 1)." + padded(scale - fraction, fractionDigits)
+        }
+        guard let interval = Double(spelled) else { return nil }
+        return Date(timeIntervalSinceReferenceDate: interval)
     }
 
     /// `date` in UTC: `2024-03-01T12:30:00Z`, with milliseconds (`…00.250Z`) when it has a fraction of a second.
@@ -88,7 +95,7 @@ public enum ISO8601DateText {
         format(date, exact: false)
     }
 
-    /// `date` in UTC with as many fractional digits (up to 9) as ``date(from:)-(StringProtocol)`` needs to
+    /// `date` in UTC with as many fractional digits (up to 18) as ``date(from:)-(StringProtocol)`` needs to
     /// read back the very same `Date` (for exports that must round-trip).
     public static func exactString(from date: Date) -> String {
         format(date, exact: true)
@@ -109,11 +116,13 @@ public enum ISO8601DateText {
             text = dateTime(&seconds) + "." + padded(milliseconds, 3) + "Z"
         } else {
             let prefix = dateTime(&seconds)
-            for digits in 1...9 {
-                let scale = Double(powersOfTen[digits])
-                let value = min(Int((fraction * scale).rounded()), powersOfTen[digits] - 1)
-                text = prefix + "." + padded(value, digits) + "Z"
-                if Self.date(from: text) == date { return text }
+            for digits in 1...17 {
+                let scale = powersOfTen[digits]
+                let guess = Int((fraction * Double(scale)).rounded())
+                for value in [guess, guess - 1, guess + 1] where value >= 0 && value < scale {
+                    text = prefix + "." + padded(value, digits) + "Z"
+                    if Self.date(from: text) == date { return text }
+                }
             }
         }
         return text
@@ -135,7 +144,7 @@ public enum ISO8601DateText {
 
     /// Seconds from 1970-01-01 to 2001-01-01 (Foundation's reference date).
     private static let epochOffset = 978_307_200
-    private static let powersOfTen = [1, 10, 100, 1000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000]
+    private static let powersOfTen: [Int] = (0...18).map { power in (0..<power).reduce(1) { product, _ in product * 10 } }
 
     private static func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
 

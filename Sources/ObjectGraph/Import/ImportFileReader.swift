@@ -65,10 +65,25 @@ public final class ImportFileReader {
     }
 
     /// Reads rows from bytes in memory (for tests and small inputs); the format as for files, without an extension.
-    public init(data: Data, format: Format? = nil, maximumRowBytes: Int = ImportFileReader.defaultMaximumRowBytes) {
-        input = ChunkedInput(bytes: [UInt8](data))
+    public convenience init(data: Data, format: Format? = nil,
+        maximumRowBytes: Int = ImportFileReader.defaultMaximumRowBytes)
+    {
+        self.init(data: data, format: format, chunkSize: nil, maximumRowBytes: maximumRowBytes)
+    }
+
+    /// Reads rows from bytes in memory handed out `chunkSize` at a time, as a file is read (nil: all at once).
+    init(data: Data, format: Format?, chunkSize: Int?, maximumRowBytes: Int) {
+        input = ChunkedInput(bytes: [UInt8](data), chunkSize: chunkSize)
         self.maximumRowBytes = maximumRowBytes
-        self.format = format ?? Self.sniff(input.storage)
+        self.format = format ?? Self.sniff([UInt8](data.prefix(4096)))
+    }
+
+    /// Where the content starts: after a UTF-8 byte-order mark, if the window (which must then be long enough
+    /// to tell) starts with one.
+    static func skipByteOrderMark(_ buffer: UnsafeBufferPointer<UInt8>, isFinal: Bool) throws(ScanFailure) -> Int {
+        let mark: [UInt8] = [0xEF, 0xBB, 0xBF]
+        if buffer.count < 3, !isFinal, mark.starts(with: buffer) { throw .needMore }
+        return buffer.starts(with: mark) ? 3 : 0
     }
 
     /// The format by content: the first byte after a byte-order mark and whitespace.
@@ -134,8 +149,8 @@ public final class ImportFileReader {
     private func step(_ buffer: UnsafeBufferPointer<UInt8>) throws(ScanFailure) -> Step {
         var position = input.start
         let isFinal = input.isAtEnd
-        if case .start = state, input.base == 0, position == 0, buffer.starts(with: [0xEF, 0xBB, 0xBF]) {
-            position = 3
+        if case .start = state, input.base == 0, position == 0 {
+            position = try Self.skipByteOrderMark(buffer, isFinal: isFinal)
         }
         switch format {
         case .json: return try jsonStep(buffer, position: position, isFinal: isFinal)

@@ -90,7 +90,8 @@ public struct ImportValueError: Error, Sendable, Equatable, CustomStringConverti
 ///
 /// JSON values must have the matching JSON type (a number for numeric attributes, a Boolean for Boolean
 /// ones, a string for everything else); JSON `null` is no value. In CSV an empty unquoted field is no value
-/// and an empty quoted field (`""`) is an empty string for a String attribute (no value for other types).
+/// and an empty quoted field (`""`) is an empty string for a String attribute, empty data for a Binary one
+/// (no value for other types).
 public enum ImportValueConverter {
     /// The value of a JSON input for an attribute of `type`.
     public static func value(json input: ImportJSONValue, type: AttributeType) throws(ImportValueError) -> AttributeValue {
@@ -113,9 +114,17 @@ public enum ImportValueConverter {
         }
     }
 
-    /// The value of a CSV field for an attribute of `type`: an empty unquoted field is no value (`.null`).
+    /// The value of a CSV field for an attribute of `type`: an empty unquoted field is no value (`.null`); an
+    /// empty quoted field (`""`) is an empty string, empty data for Binary and Transformable, else no value.
     public static func value(csv field: CSVField, type: AttributeType) throws(ImportValueError) -> AttributeValue {
-        if field.text.isEmpty { return field.quoted && type == .string ? .string("") : .null }
+        if field.text.isEmpty {
+            guard field.quoted else { return .null }
+            switch type {
+            case .string: return .string("")
+            case .binary, .transformable: return .binary(Data())
+            default: return .null
+            }
+        }
         return try value(text: field.text, type: type)
     }
 
