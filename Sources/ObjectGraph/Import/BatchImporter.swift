@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// Inserts the rows of an ``ImportFileReader`` into a store in batches, one `save()` per batch, as the file
@@ -51,60 +52,101 @@ public struct BatchImporter {
 
     /// Imports every row of `reader`, calling `report` with one line per problem (for standard error) and
     /// `onBatch` after each batch (written or not) with the summary so far.
+    ///
+    /// Reading and converting a batch overlaps the save of the one before (on the context's queue), so the
+    /// file costs little more than the saves. Call it off the context's queue.
     public func run(_ reader: ImportFileReader, report: (String) -> Void, onBatch: (Summary) -> Void = { _ in })
         -> Summary
     {
         let showsLines = reader.format != .json
         var summary = Summary()
-        var batch: [ImportRow] = []
-        batch.reserveCapacity(batchSize)
+        var inFlight: InFlightSave?
         var finished = false
         while !finished {
-            batch.removeAll(keepingCapacity: true)
+            var batch: [ImportRow] = []
+            batch.reserveCapacity(batchSize)
             do {
                 while batch.count < batchSize, let row = try reader.next() { batch.append(row) }
             } catch {
                 summary.readError = error
             }
             finished = batch.count < batchSize || summary.readError != nil
+            // Convert while the batch before is being saved.
+            var converted: [(row: ImportRow, values: [(String, AttributeValue)])] = []
+            converted.reserveCapacity(batch.count)
+            var problems: [(ImportRow, ImportRowProblem)] = []
+            for row in batch {
+                switch row.fields.flatMap(converter.convert) {
+                case .success(let values): converted.append((row, values))
+                case .failure(let problem): problems.append((row, problem))
+                }
+            }
+            if let previous = inFlight {
+                finish(previous, showsLines: showsLines, into: &summary, report: report)
+                summary.bytesRead = reader.bytesConsumed
+                onBatch(summary)
+                inFlight = nil
+            }
             guard !batch.isEmpty else { break }
             summary.rows += batch.count
-            importBatch(batch, showsLines: showsLines, into: &summary, report: report)
-            summary.bytesRead = reader.bytesRead
+            guard problems.isEmpty else {
+                for (row, problem) in problems { report("\(Self.label(row, showsLine: showsLines)): \(problem)") }
+                summary.rejectedRows += problems.count
+                summary.failedBatches += 1
+                summary.skippedRows += batch.count
+                report("\(label(batch)) not written: \(problems.count) bad row\(problems.count == 1 ? "" : "s")")
+                summary.bytesRead = reader.bytesConsumed
+                onBatch(summary)
+                continue
+            }
+            inFlight = startSave(converted, label: label(batch))
+        }
+        if let previous = inFlight {
+            finish(previous, showsLines: showsLines, into: &summary, report: report)
+            summary.bytesRead = reader.bytesConsumed
             onBatch(summary)
         }
         summary.bytesRead = reader.bytesRead
         return summary
     }
 
-    private func importBatch(_ batch: [ImportRow], showsLines: Bool, into summary: inout Summary, report: (String) -> Void) {
-        var converted: [(row: ImportRow, values: [(String, AttributeValue)])] = []
-        converted.reserveCapacity(batch.count)
-        var bad = 0
-        for row in batch {
-            switch row.fields.flatMap(converter.convert) {
-            case .success(let values): converted.append((row, values))
-            case .failure(let problem):
-                bad += 1
-                report("\(Self.label(row, showsLine: showsLines)): \(problem)")
-            }
+    /// A batch being saved on the context's queue, and its outcome once `done` is signalled.
+    private final class InFlightSave: @unchecked Sendable {
+        let count: Int
+        let label: String
+        let done = DispatchSemaphore(value: 0)
+        var result: Result<Void, SaveFailure> = .success(())
+
+        init(count: Int, label: String) {
+            self.count = count
+            self.label = label
         }
-        if bad > 0 {
-            summary.rejectedRows += bad
-            summary.failedBatches += 1
-            summary.skippedRows += batch.count
-            report("\(label(batch)) not written: \(bad) bad row\(bad == 1 ? "" : "s")")
-            return
+    }
+
+    /// Starts inserting and saving `rows` on the context's queue.
+    private func startSave(_ rows: [(row: ImportRow, values: [(String, AttributeValue)])], label: String) -> InFlightSave {
+        let save = InFlightSave(count: rows.count, label: label)
+        let context = context
+        let entityName = entity.name
+        context.perform {
+            save.result = Self.save(rows, in: context, entityName: entityName)
+            save.done.signal()
         }
-        switch save(converted) {
+        return save
+    }
+
+    /// Waits for a batch's save and adds its outcome to the summary.
+    private func finish(_ save: InFlightSave, showsLines: Bool, into summary: inout Summary, report: (String) -> Void) {
+        save.done.wait()
+        switch save.result {
         case .success:
-            summary.inserted += batch.count
+            summary.inserted += save.count
         case .failure(let failure):
-            summary.rejectedRows += failure.rows.isEmpty ? batch.count : failure.rows.count
+            summary.rejectedRows += failure.rows.isEmpty ? save.count : failure.rows.count
             summary.failedBatches += 1
-            summary.skippedRows += batch.count
+            summary.skippedRows += save.count
             for (row, reason) in failure.rows { report("\(Self.label(row, showsLine: showsLines)): \(reason)") }
-            report("\(label(batch)) not written: \(failure.message)")
+            report("\(save.label) not written: \(failure.message)")
         }
     }
 
@@ -114,35 +156,35 @@ public struct BatchImporter {
         var rows: [(ImportRow, String)]
     }
 
-    /// Inserts one batch and saves it; on failure rolls it back.
-    private func save(_ rows: [(row: ImportRow, values: [(String, AttributeValue)])]) -> Result<Void, SaveFailure> {
-        context.performAndWait {
-            var ids: [ManagedObjectID] = []  // as inserted (temporary), as validation failures name them
-            ids.reserveCapacity(rows.count)
-            do {
-                for (_, values) in rows {
-                    let object = try context.insertNewObject(forEntityName: entity.name)
-                    for (key, value) in values { object.setValue(value, forKey: key) }
-                    ids.append(object.objectID)
-                }
-                try context.save()
-                context.reset()
-                return .success(())
-            } catch {
-                var rowByObject: [ManagedObjectID: ImportRow] = [:]
-                for (id, row) in zip(ids, rows) { rowByObject[id] = row.row }
-                context.rollback()
-                var named: [(ImportRow, String)] = []
-                if case ObjectGraphError.validation(let failures)? = error as? ObjectGraphError {
-                    for failure in failures {
-                        if let row = rowByObject[failure.objectID] {
-                            named.append((row, "'\(failure.key)': \(failure.reason)"))
-                        }
-                    }
-                    named.sort { $0.0.index < $1.0.index }
-                }
-                return .failure(SaveFailure(message: "save failed: \(error)", rows: named))
+    /// Inserts one batch and saves it; on failure rolls it back. Runs on the context's queue.
+    private static func save(_ rows: [(row: ImportRow, values: [(String, AttributeValue)])], in context: ManagedObjectContext,
+        entityName: String) -> Result<Void, SaveFailure>
+    {
+        var ids: [ManagedObjectID] = []  // as inserted (temporary), as validation failures name them
+        ids.reserveCapacity(rows.count)
+        do {
+            for (_, values) in rows {
+                let object = try context.insertNewObject(forEntityName: entityName)
+                for (key, value) in values { object.setValue(value, forKey: key) }
+                ids.append(object.objectID)
             }
+            try context.save()
+            context.reset()
+            return .success(())
+        } catch {
+            var rowByObject: [ManagedObjectID: ImportRow] = [:]
+            for (id, row) in zip(ids, rows) { rowByObject[id] = row.row }
+            context.rollback()
+            var named: [(ImportRow, String)] = []
+            if case .validation(let failures) = error {
+                for failure in failures {
+                    if let row = rowByObject[failure.objectID] {
+                        named.append((row, "'\(failure.key)': \(failure.reason)"))
+                    }
+                }
+                named.sort { $0.0.index < $1.0.index }
+            }
+            return .failure(SaveFailure(message: "save failed: \(error)", rows: named))
         }
     }
 

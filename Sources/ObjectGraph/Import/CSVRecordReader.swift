@@ -22,7 +22,7 @@ public final class CSVRecordReader {
     }
 
     /// Reads records from bytes in memory handed out `chunkSize` at a time (to test chunk boundaries).
-    init(data: Data, chunkSize: Int) {
+    public init(data: Data, chunkSize: Int) {
         input = ChunkedInput(bytes: [UInt8](data), chunkSize: chunkSize)
     }
 

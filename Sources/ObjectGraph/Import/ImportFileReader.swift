@@ -71,8 +71,9 @@ public final class ImportFileReader {
         self.init(data: data, format: format, chunkSize: nil, maximumRowBytes: maximumRowBytes)
     }
 
-    /// Reads rows from bytes in memory handed out `chunkSize` at a time, as a file is read (nil: all at once).
-    init(data: Data, format: Format?, chunkSize: Int?, maximumRowBytes: Int) {
+    /// Reads rows from bytes in memory handed out `chunkSize` at a time, as a file is read (nil: all at once) —
+    /// for tests and fuzzing of chunk boundaries.
+    public init(data: Data, format: Format?, chunkSize: Int?, maximumRowBytes: Int) {
         input = ChunkedInput(bytes: [UInt8](data), chunkSize: chunkSize)
         self.maximumRowBytes = maximumRowBytes
         self.format = format ?? Self.sniff([UInt8](data.prefix(4096)))
