@@ -72,12 +72,17 @@ public struct BatchImporter {
             }
             finished = batch.count < batchSize || summary.readError != nil
             // Convert while the batch before is being saved.
-            var converted: [(row: ImportRow, values: [(String, AttributeValue)])] = []
+            var converted: [[(String, AttributeValue)]] = []
             converted.reserveCapacity(batch.count)
             var problems: [(ImportRow, ImportRowProblem)] = []
             for row in batch {
-                switch row.fields.flatMap(converter.convert) {
-                case .success(let values): converted.append((row, values))
+                let result: Result<[(String, AttributeValue)], ImportRowProblem>
+                switch row.fields {
+                case .success(let fields): result = converter.convert(fields)
+                case .failure(let problem): result = .failure(problem)
+                }
+                switch result {
+                case .success(let values): converted.append(values)
                 case .failure(let problem): problems.append((row, problem))
                 }
             }
@@ -99,7 +104,8 @@ public struct BatchImporter {
                 onBatch(summary)
                 continue
             }
-            inFlight = startSave(converted, label: label(batch))
+            inFlight = startSave(converted, places: batch.map { RowPlace(index: $0.index, line: $0.line) },
+                label: label(batch))
         }
         if let previous = inFlight {
             finish(previous, showsLines: showsLines, into: &summary, report: report)
@@ -123,13 +129,19 @@ public struct BatchImporter {
         }
     }
 
-    /// Starts inserting and saving `rows` on the context's queue.
-    private func startSave(_ rows: [(row: ImportRow, values: [(String, AttributeValue)])], label: String) -> InFlightSave {
+    /// Where a row is, for messages about it.
+    private struct RowPlace: Sendable {
+        var index: Int
+        var line: Int
+    }
+
+    /// Starts inserting and saving `rows` (at `places`) on the context's queue.
+    private func startSave(_ rows: [[(String, AttributeValue)]], places: [RowPlace], label: String) -> InFlightSave {
         let save = InFlightSave(count: rows.count, label: label)
         let context = context
         let entityName = entity.name
         context.perform {
-            save.result = Self.save(rows, in: context, entityName: entityName)
+            save.result = Self.save(rows, places: places, in: context, entityName: entityName)
             save.done.signal()
         }
         return save
@@ -145,7 +157,9 @@ public struct BatchImporter {
             summary.rejectedRows += failure.rows.isEmpty ? save.count : failure.rows.count
             summary.failedBatches += 1
             summary.skippedRows += save.count
-            for (row, reason) in failure.rows { report("\(Self.label(row, showsLine: showsLines)): \(reason)") }
+            for (place, reason) in failure.rows {
+                report("row \(place.index)" + (showsLines ? " (line \(place.line))" : "") + ": \(reason)")
+            }
             report("\(save.label) not written: \(failure.message)")
         }
     }
@@ -153,17 +167,17 @@ public struct BatchImporter {
     /// Why a batch's save failed: the error, and the rows it names.
     private struct SaveFailure: Error {
         var message: String
-        var rows: [(ImportRow, String)]
+        var rows: [(RowPlace, String)]
     }
 
     /// Inserts one batch and saves it; on failure rolls it back. Runs on the context's queue.
-    private static func save(_ rows: [(row: ImportRow, values: [(String, AttributeValue)])], in context: ManagedObjectContext,
+    private static func save(_ rows: [[(String, AttributeValue)]], places: [RowPlace], in context: ManagedObjectContext,
         entityName: String) -> Result<Void, SaveFailure>
     {
         var ids: [ManagedObjectID] = []  // as inserted (temporary), as validation failures name them
         ids.reserveCapacity(rows.count)
         do {
-            for (_, values) in rows {
+            for values in rows {
                 let object = try context.insertNewObject(forEntityName: entityName)
                 for (key, value) in values { object.setValue(value, forKey: key) }
                 ids.append(object.objectID)
@@ -172,10 +186,10 @@ public struct BatchImporter {
             context.reset()
             return .success(())
         } catch {
-            var rowByObject: [ManagedObjectID: ImportRow] = [:]
-            for (id, row) in zip(ids, rows) { rowByObject[id] = row.row }
+            var rowByObject: [ManagedObjectID: RowPlace] = [:]
+            for (id, place) in zip(ids, places) { rowByObject[id] = place }
             context.rollback()
-            var named: [(ImportRow, String)] = []
+            var named: [(RowPlace, String)] = []
             if case .validation(let failures) = error {
                 for failure in failures {
                     if let row = rowByObject[failure.objectID] {

@@ -205,8 +205,8 @@ public final class ImportFileReader {
             }
             let rowLine = scanner.line
             let rowOffset = input.base + scanner.position
-            let value = try scanner.parseValue()
-            let row = ImportRow(index: rowIndex, line: rowLine, byteOffset: rowOffset, fields: Self.fields(of: value))
+            let fields = try scanner.parseRow()
+            let row = ImportRow(index: rowIndex, line: rowLine, byteOffset: rowOffset, fields: fields)
             rowIndex += 1
             return Step(row: row, end: scanner.position, line: scanner.line, lineStart: scanner.lineStart,
                 state: .rows(first: false))
@@ -226,20 +226,6 @@ public final class ImportFileReader {
         }
     }
 
-    /// A JSON row's key-value pairs: an object without repeated keys.
-    static func fields(of value: ImportJSONValue) -> Result<[(key: String, value: ImportField)], ImportRowProblem> {
-        guard case .object(let members) = value else {
-            return .failure(ImportRowProblem("expected an object, found \(value.kindDescription)"))
-        }
-        if members.count > 1 {
-            var seen = Set<String>(minimumCapacity: members.count)
-            for member in members where !seen.insert(member.key).inserted {
-                return .failure(ImportRowProblem("the key '\(member.key)' appears more than once"))
-            }
-        }
-        return .success(members.map { ($0.key, .json($0.value)) })
-    }
-
     // MARK: JSON Lines
 
     private func jsonLinesStep(_ buffer: UnsafeBufferPointer<UInt8>, position: Int, isFinal: Bool) throws(ScanFailure)
@@ -253,21 +239,23 @@ public final class ImportFileReader {
             return Step(row: nil, end: scanner.position, line: scanner.line, lineStart: scanner.lineStart, state: .done)
         }
         let rowStart = scanner.position
-        var lineEnd = rowStart
-        while lineEnd < buffer.count, buffer[lineEnd] != 0x0A { lineEnd += 1 }
+        var lineEnd = buffer.count
+        if let base = buffer.baseAddress, let found = memchr(base + rowStart, 0x0A, buffer.count - rowStart) {
+            lineEnd = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+        }
         guard lineEnd < buffer.count || isFinal else { throw .needMore }
         // The line alone, as a whole document.
         var lineScanner = JSONScanner(bytes: UnsafeBufferPointer(rebasing: buffer[..<lineEnd]), base: input.base,
             isFinal: true, position: rowStart, line: scanner.line, lineStart: scanner.lineStart)
         let fields: Result<[(key: String, value: ImportField)], ImportRowProblem>
         do {
-            let value = try lineScanner.parseValue()
+            let row = try lineScanner.parseRow()
             lineScanner.skipWhitespace()
             if lineScanner.position < lineEnd {
                 fields = .failure(ImportRowProblem("not valid JSON: unexpected text after the object at column "
                     + "\(input.base + lineScanner.position - scanner.lineStart + 1)"))
             } else {
-                fields = Self.fields(of: value)
+                fields = row
             }
         } catch {
             let described = error.readError(lineScanner)

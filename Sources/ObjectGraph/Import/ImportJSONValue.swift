@@ -3,7 +3,7 @@ import Foundation
 /// A parsed JSON value that keeps what an importer needs: numbers as their exact text (so `12.50` can
 /// become a `Decimal` and `70000` can be range-checked as an `Integer 16`), `true`/`false` apart from
 /// numbers, and object members in order (so duplicate keys can be reported).
-public indirect enum ImportJSONValue: Sendable, Equatable {
+public enum ImportJSONValue: Sendable, Equatable {
     /// `null`.
     case null
     /// `true` or `false`.

@@ -127,6 +127,54 @@ struct JSONScanner {
         }
     }
 
+    /// A row: an object's members as import fields, in order, or the first key that appears twice (the
+    /// object is still read to its end). `position` is at the `{`.
+    mutating func parseRowObject() throws(ScanFailure) -> Result<[(key: String, value: ImportField)], ImportRowProblem> {
+        try enter()
+        defer { depth -= 1 }
+        position += 1
+        var members: [(key: String, value: ImportField)] = []
+        members.reserveCapacity(12)
+        var repeated: String?
+        skipWhitespace()
+        guard position < bytes.count else { throw end("a member name or '}'") }
+        if bytes[position] == UInt8(ascii: "}") {
+            position += 1
+            return .success(members)
+        }
+        while true {
+            skipWhitespace()
+            guard position < bytes.count else { throw end("a member name") }
+            guard bytes[position] == UInt8(ascii: "\"") else { throw failure("expected a member name in double quotes") }
+            let key = try parseString()
+            skipWhitespace()
+            guard position < bytes.count else { throw end("':'") }
+            guard bytes[position] == UInt8(ascii: ":") else { throw failure("expected ':' after member name \"\(key)\"") }
+            position += 1
+            skipWhitespace()
+            let value = try parseValue()
+            if repeated == nil, members.contains(where: { $0.key == key }) { repeated = key }
+            members.append((key, .json(value)))
+            skipWhitespace()
+            guard position < bytes.count else { throw end("',' or '}'") }
+            if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
+            if bytes[position] == UInt8(ascii: "}") {
+                position += 1
+                if let repeated { return .failure(ImportRowProblem("the key '\(repeated)' appears more than once")) }
+                return .success(members)
+            }
+            throw failure("unexpected character '\(Self.printable(bytes[position]))': expected ',' or '}'")
+        }
+    }
+
+    /// A row: an object (see ``parseRowObject()``), or the problem of any other value.
+    mutating func parseRow() throws(ScanFailure) -> Result<[(key: String, value: ImportField)], ImportRowProblem> {
+        guard position < bytes.count else { throw end("a value") }
+        if bytes[position] == UInt8(ascii: "{") { return try parseRowObject() }
+        let value = try parseValue()
+        return .failure(ImportRowProblem("expected an object, found \(value.kindDescription)"))
+    }
+
     mutating func parseObject() throws(ScanFailure) -> ImportJSONValue {
         try enter()
         defer { depth -= 1 }
