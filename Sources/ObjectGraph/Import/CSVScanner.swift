@@ -56,8 +56,8 @@ struct CSVScanner {
         lineStart = base + position
     }
 
-    private func text(_ range: Range<Int>) throws(ScanFailure) -> String {
-        guard let string = String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) else {
+    private func text(_ range: Range<Int>, isASCII: Bool = false) throws(ScanFailure) -> String {
+        guard let string = utf8String(bytes, range, isASCII: isASCII) else {
             throw failure("invalid UTF-8", at: range.lowerBound)
         }
         return string
@@ -96,16 +96,18 @@ struct CSVScanner {
     private mutating func scanField() throws(ScanFailure) -> CSVField {
         guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
             let start = position
+            var high: UInt8 = 0
             while position < bytes.count {
                 let byte = bytes[position]
                 if byte == UInt8(ascii: ",") || Self.isLineBreak(byte) { break }
                 if byte == UInt8(ascii: "\"") {
                     throw failure("a double quote inside an unquoted field (quote the whole field and double the quote)")
                 }
+                high |= byte
                 position += 1
             }
             guard position < bytes.count || isFinal else { throw .needMore }
-            return CSVField(text: try text(start..<position), quoted: false)
+            return CSVField(text: try text(start..<position, isASCII: high < 0x80), quoted: false)
         }
         let openLine = line
         let openLineStart = lineStart

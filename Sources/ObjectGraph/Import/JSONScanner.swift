@@ -23,6 +23,19 @@ enum ScanFailure: Error {
     }
 }
 
+/// The text of `bytes[range]`: copied straight when `isASCII` (no validation needed, no generic code on the
+/// way), else validated as UTF-8 (nil when it is not).
+@inline(__always)
+func utf8String(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, isASCII: Bool) -> String? {
+    guard !range.isEmpty, let base = bytes.baseAddress else { return "" }
+    guard isASCII else { return String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
+    return String(unsafeUninitializedCapacity: range.count) { target in
+        guard let address = target.baseAddress else { return 0 }
+        address.update(from: base + range.lowerBound, count: range.count)
+        return range.count
+    }
+}
+
 /// A strict JSON (RFC 8259) scanner over a window of a file's UTF-8 bytes.
 ///
 /// Rejects trailing commas, comments, single quotes, leading zeros, unescaped control characters, invalid
@@ -238,25 +251,26 @@ struct JSONScanner {
             guard position < bytes.count || isFinal else { throw .needMore }
             guard exponent > 0 else { throw failure("invalid number: expected a digit in the exponent") }
         }
-        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+        return utf8String(bytes, start..<position, isASCII: true) ?? ""
     }
 
     mutating func parseString() throws(ScanFailure) -> String {
         let start = position
         position += 1
         let runStart = position
+        var high: UInt8 = 0
         // The common case: no escapes. Find the closing quote and validate the run once.
         while position < bytes.count {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
-                guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[runStart..<position]),
-                    as: UTF8.self)
+                guard let text = utf8String(bytes, runStart..<position, isASCII: high < 0x80)
                 else { throw failure("invalid UTF-8 in a string", at: invalidUTF8Offset(runStart..<position)) }
                 position += 1
                 return text
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw failure("unescaped control character in a string") }
+            high |= byte
             position += 1
         }
         guard position < bytes.count else { throw isFinal ? failure("unterminated string", at: start) : .needMore }
