@@ -1,7 +1,7 @@
 import Foundation
 import ObjectGraph
 
-/// Workload 8: importing a file — the people of workload 1 written as a JSON array, JSON Lines and CSV — with
+/// Workload 9: importing a file — the people of workload 1 written as a JSON array, JSON Lines and CSV — with
 /// ObjectGraph's streaming ``ImportFileReader`` and ``BatchImporter`` (what `objectgraph import` and `people
 /// import` run), next to the engine's import of the same rows from memory (workload 1, siblings, alone) and
 /// raw SQLite, with the same batch size. Also: ISO 8601 parsing, ours against Foundation's.

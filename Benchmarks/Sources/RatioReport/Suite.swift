@@ -283,7 +283,7 @@ struct Suite {
     }
 
     /// Runs this executable in a child mode and parses its `key=value` line.
-    // MARK: 8. File import
+    // MARK: 9. File import
 
     func fileImport() throws {
         var sizes = [count]
@@ -322,7 +322,7 @@ struct Suite {
             let rawSeconds = Measure.median(raw)
             let engineSeconds = Measure.median(engine)
             let label = "\(size / 1000)k"
-            report.add(Line(workload: "8. engine import \(label) from memory (siblings, alone, no index)",
+            report.add(Line(workload: "9. engine import \(label) from memory (siblings, alone, no index)",
                 objectGraph: "\(ms(engineSeconds)) (\(rate(size, engineSeconds)))", raw: "\(ms(rawSeconds)) (\(rate(size, rawSeconds)))",
                 ratio: "\(fixed(rawSeconds / engineSeconds))× raw speed", goal: "reported", met: nil))
             for format in formats {
@@ -333,14 +333,14 @@ struct Suite {
                 let baseline = Measure.median(runs.map { $0["baseline"] ?? .nan })
                 let bytes = (try? FileManager.default.attributesOfItem(atPath: files[format]!.path)[.size] as? Int) ?? 0
                 let speed = engineSeconds / seconds
-                report.add(Line(workload: "8. file import \(label), \(format.rawValue) (\(bytes / 1_000_000) MB)",
+                report.add(Line(workload: "9. file import \(label), \(format.rawValue) (\(bytes / 1_000_000) MB)",
                     objectGraph: "\(ms(seconds)) (\(rate(size, seconds)))", raw: "engine \(ms(engineSeconds))",
                     ratio: "\(fixed(speed))× engine speed (\(fixed(rawSeconds / seconds))× raw)", goal: "≥ 0.70× engine",
                     met: speed >= 0.7))
                 let isGoal = size >= 1_000_000
-                report.add(Line(workload: "8. first batch on disk, \(label) \(format.rawValue)", objectGraph: ms(first),
+                report.add(Line(workload: "9. first batch on disk, \(label) \(format.rawValue)", objectGraph: ms(first),
                     raw: "—", ratio: "—", goal: isGoal ? "≤ 100 ms" : "reported", met: isGoal ? first <= 0.1 : nil))
-                report.add(Line(workload: "8. peak RSS above the opened store, \(label) \(format.rawValue)",
+                report.add(Line(workload: "9. peak RSS above the opened store, \(label) \(format.rawValue)",
                     objectGraph: String(format: "%.1f MB", peak), raw: String(format: "opened %.1f MB", baseline),
                     ratio: "—", goal: isGoal ? "≤ 100 MB" : "reported", met: isGoal ? peak <= 100 : nil))
             }
@@ -354,7 +354,7 @@ struct Suite {
                 : ISO8601DateText.string(from: date.addingTimeInterval(0.125))
         }
         let parse = FileImportWorkload.dateParsing(texts)
-        report.add(Line(workload: "8. ISO 8601 parse (100k, half with milliseconds), ns per date",
+        report.add(Line(workload: "9. ISO 8601 parse (100k, half with milliseconds), ns per date",
             objectGraph: String(format: "ours %.0f ns", parse.ours),
             raw: String(format: "FormatStyle %.0f ns, ISO8601DateFormatter %.0f ns", parse.formatStyle, parse.legacy),
             ratio: "\(fixed(parse.formatStyle / parse.ours, 1))× faster than FormatStyle", goal: "the faster is used",
