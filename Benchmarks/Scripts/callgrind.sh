@@ -2,7 +2,7 @@
 # Counts instructions of one ObjectGraph workload with valgrind's callgrind (stable on a noisy machine) and
 # prints the costliest functions, inclusive and exclusive.
 #
-#   [PROFILE_STACK=nested|writer-main-worker] Benchmarks/Scripts/callgrind.sh history-on|history-off|import|import-index|import-raw|import-raw-index|fetch-objects|fetch-objects-noindex|fetch-objects-raw|fetch-objects-raw-noindex|fetch-ids|fetch-count|controller [N]
+#   [PROFILE_STACK=nested|writer-main-worker] Benchmarks/Scripts/callgrind.sh history-on|history-off|import|import-index|fileimport-json|fileimport-jsonl|fileimport-csv|import-raw|import-raw-index|fetch-objects|fetch-objects-noindex|fetch-objects-raw|fetch-objects-raw-noindex|fetch-ids|fetch-count|controller [N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 workload=${1:-import}
@@ -11,7 +11,7 @@ export BENCH_DIR=${BENCH_DIR:-/tmp/objectgraph-bench-profile}
 mkdir -p "$BENCH_DIR"
 swift build -c release --product RatioReport >&2
 # Fill the store outside valgrind (the raw fill is not what is being measured).
-case "$workload" in fetch-*) .build/release/RatioReport profile "$workload" "$count" >/dev/null ;; esac
+case "$workload" in fetch-*|fileimport-*) .build/release/RatioReport profile "$workload" "$count" >/dev/null ;; esac
 out="$BENCH_DIR/callgrind.$workload.$count.out"
 # valgrind 3.19 cannot read the DWARF 5 that swiftc writes: profile a copy without debug info (symbols stay).
 binary="$BENCH_DIR/RatioReport.nodebug"

@@ -57,7 +57,7 @@ struct UpdateCommand: ParsableCommand {
         }
         if text == "nil" { return (key, .null) }
         do {
-            return (key, try ImportValueParser.fromText(text, type: attribute.attributeType))
+            return (key, try ImportValueConverter.value(text: text, type: attribute.attributeType))
         } catch {
             throw CommandFailure("invalid --set '\(spec)': \(error)")
         }

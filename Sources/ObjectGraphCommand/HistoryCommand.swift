@@ -76,7 +76,7 @@ struct HistoryCommand: ParsableCommand {
 
     /// An ISO 8601 date or date-time.
     static func date(_ text: String, option: String) throws(CommandFailure) -> Date {
-        guard let date = ISO8601.date(from: text) else {
+        guard let date = ISO8601DateText.date(from: text) else {
             throw CommandFailure("invalid \(option) '\(text)': give an ISO 8601 date (2026-11-28 or 2026-11-28T10:00:00Z)")
         }
         return date

@@ -4,10 +4,10 @@ import ObjectGraph
 
 /// `objectgraph`: a command-line tool on the ObjectGraph framework.
 ///
-/// It lists a model's entities, imports JSON or CSV into a store, queries a store with a predicate format
+/// It lists a model's entities, imports JSON, JSON Lines or CSV into a store and exports them back, queries a store with a predicate format
 /// string, describes a store's metadata, backs a store up, and generates Swift classes for a model. Each
 /// subcommand lives in its own file; the work itself is done by small types (``ModelListing``,
-/// ``ObjectImporter``, ``QueryRunner``, ``StoreInspector``, ``StoreBackup``, ``CodeGenerator``) that the tests
+/// ``BatchImporter``, ``QueryRunner``, ``StoreInspector``, ``StoreBackup``, ``CodeGenerator``) that the tests
 /// also call directly.
 @main
 struct ObjectGraphCommand: ParsableCommand {
@@ -21,7 +21,8 @@ struct ObjectGraphCommand: ParsableCommand {
             """,
         version: "0.2.0",
         subcommands: [
-            ModelCommand.self, ImportCommand.self, QueryCommand.self, StoreInfoCommand.self, MigrateCommand.self,
-            BackupCommand.self, CodegenCommand.self, UpdateCommand.self, DeleteCommand.self, HistoryCommand.self,
+            ModelCommand.self, ImportCommand.self, ExportCommand.self, QueryCommand.self, StoreInfoCommand.self,
+            MigrateCommand.self, BackupCommand.self, CodegenCommand.self, UpdateCommand.self, DeleteCommand.self,
+            HistoryCommand.self,
         ])
 }

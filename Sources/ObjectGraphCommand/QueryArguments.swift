@@ -7,7 +7,7 @@ enum QueryArguments {
     /// `BETWEEN %@`; anything else is one value, as typed.
     static func value(_ text: String) -> FetchPredicate.TextValue {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard trimmed.hasPrefix("["), case .array(let elements)? = try? JSONReader.parse(Data(trimmed.utf8)) else {
+        guard trimmed.hasPrefix("["), case .array(let elements)? = try? ImportJSONValue.parse(Data(trimmed.utf8)) else {
             return .text(text)
         }
         var texts: [String?] = []

@@ -15,7 +15,7 @@ enum ValueFormatting {
         case .decimal(let number): number.isNaN ? .null : .number(number.description)
         case .string(let text): .string(text)
         case .boolean(let flag): .bool(flag)
-        case .date(let date): .string(ISO8601.string(from: date))
+        case .date(let date): .string(ISO8601DateText.string(from: date))
         case .binary(let data): .string(data.base64EncodedString())
         case .uuid(let uuid): .string(uuid.uuidString)
         case .uri(let url): .string(url.absoluteString)
@@ -32,7 +32,7 @@ enum ValueFormatting {
         case .decimal(let number): number.description
         case .string(let text): singleLine(text)
         case .boolean(let flag): flag ? "true" : "false"
-        case .date(let date): ISO8601.string(from: date)
+        case .date(let date): ISO8601DateText.string(from: date)
         case .binary(let data): "<\(data.count) bytes>"
         case .uuid(let uuid): uuid.uuidString
         case .uri(let url): url.absoluteString

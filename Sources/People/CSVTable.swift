@@ -1,8 +1,9 @@
 import Foundation
+import ObjectGraph
 
-/// A CSV file split into a header row and records (RFC 4180).
+/// A CSV file split into a header row and records (RFC 4180, read by ObjectGraph's ``CSVRecordReader``).
 ///
-/// Fields are separated by commas and records by line breaks (CRLF or LF). A field in double quotes may
+/// Fields are separated by commas and records by line breaks (CRLF, LF or CR). A field in double quotes may
 /// hold commas, line breaks and doubled quotes (`""` is one `"`). An empty unquoted field is *no value*
 /// (nil), while `""` is an empty string — the distinction `objectgraph import` makes too. Blank lines are
 /// skipped.
@@ -32,81 +33,19 @@ public struct CSVTable: Sendable, Hashable {
 
     /// Splits `text`. The first non-blank record is the header.
     ///
-    /// - Throws: ``ParseError`` for an unterminated quoted field, text after a closing quote, or a
-    ///   header with an empty or repeated name.
+    /// - Throws: ``ParseError`` for an unterminated quoted field, text after a closing quote, a quote inside
+    ///   an unquoted field, or a header with an empty or repeated name.
     public init(parsing text: String) throws(ParseError) {
+        let reader = CSVRecordReader(data: Data(text.utf8))
         var rows: [Record] = []
-        var fields: [String?] = []
-        var field = ""
-        var quoted = false  // the current field started with a quote
-        var inQuotes = false  // inside the quotes of the current field
-        var afterClosingQuote = false
-        var line = 1
-        var recordLine = 1
-        var fieldHasContent = false
-
-        func endField() {
-            fields.append(quoted || fieldHasContent ? field : nil)
-            field = ""
-            quoted = false
-            afterClosingQuote = false
-            fieldHasContent = false
-        }
-        func endRecord() {
-            endField()
-            // A line with one empty field is a blank line.
-            if !(fields.count == 1 && fields[0] == nil) { rows.append(Record(line: recordLine, fields: fields)) }
-            fields = []
-        }
-
-        var scalars = text.unicodeScalars.makeIterator()
-        var pending: Unicode.Scalar? = nil
-        while let scalar = pending ?? scalars.next() {
-            pending = nil
-            if inQuotes {
-                if scalar == "\"" {
-                    let next = scalars.next()
-                    if next == "\"" {
-                        field.unicodeScalars.append("\"")
-                    } else {
-                        inQuotes = false
-                        afterClosingQuote = true
-                        pending = next
-                    }
-                } else {
-                    if scalar == "\n" { line += 1 }
-                    field.unicodeScalars.append(scalar)
-                }
-                continue
+        do {
+            while let record = try reader.next() {
+                rows.append(Record(line: record.line,
+                    fields: record.fields.map { $0.quoted || !$0.text.isEmpty ? $0.text : nil }))
             }
-            switch scalar {
-            case ",":
-                endField()
-            case "\r", "\n":
-                if scalar == "\r" {
-                    let next = scalars.next()
-                    if next != "\n" { pending = next }
-                }
-                endRecord()
-                line += 1
-                recordLine = line
-            case "\"" where !quoted && !fieldHasContent:
-                quoted = true
-                inQuotes = true
-            default:
-                if afterClosingQuote {
-                    throw ParseError(line: line, reason: "text after the closing quote of a field")
-                }
-                if scalar == "\"" {
-                    throw ParseError(line: line, reason: "a quote inside an unquoted field (quote the field and double the quote)")
-                }
-                field.unicodeScalars.append(scalar)
-                fieldHasContent = true
-            }
+        } catch {
+            throw ParseError(line: error.line, reason: "\(error.message) (column \(error.column))")
         }
-        if inQuotes { throw ParseError(line: recordLine, reason: "a quoted field is not closed") }
-        if quoted || fieldHasContent || !fields.isEmpty { endRecord() }
-
         guard let first = rows.first else {
             header = []
             records = []
@@ -127,7 +66,6 @@ public struct CSVTable: Sendable, Hashable {
     /// `text` as one CSV field: quoted when it holds a comma, a quote or a line break (or is empty, so
     /// that it reads back as an empty string rather than no value).
     public static func field(_ text: String) -> String {
-        guard text.isEmpty || text.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        ExportWriter.csvField(text)
     }
 }

@@ -1,16 +1,20 @@
 import Foundation
+import ObjectGraph
 
-/// Reads the people files `objectgraph import` reads, as rows of raw values by attribute name.
+/// Reads the people files `objectgraph import` reads, as rows of raw values by attribute name, with
+/// ObjectGraph's streaming ``ImportFileReader``.
 ///
 /// - JSON: an array of objects whose keys are attribute names (`{"lastName": "Lovelace", "age": 36}`);
 ///   values are strings, numbers, `true`/`false` or `null`.
+/// - JSON Lines: one such object per line (`.jsonl`, `.ndjson`).
 /// - CSV: a header row of attribute names, then one record per person (see ``CSVTable``).
 ///
-/// The format comes from the file's extension (`.json`, `.csv`), else from its first non-blank
-/// character (`[` for JSON). Values are converted to the model's types later, by ``PersonRowConverter``.
+/// The format comes from the file's extension, else from its first non-blank character (`[` for JSON, `{`
+/// for JSON Lines). Values are converted to the model's types by ``PersonRowConverter``. ``read(_:)`` reads
+/// a whole file; imports read rows as they go (``PersonImporter``).
 public enum PersonFileReader {
     /// One value as the file wrote it.
-    public enum RawValue: Sendable, Hashable, Decodable {
+    public enum RawValue: Sendable, Hashable {
         /// JSON `null`.
         case null
         /// JSON `true` or `false`.
@@ -21,25 +25,6 @@ public enum PersonFileReader {
         case number(Double)
         /// A JSON string, or a CSV field.
         case text(String)
-
-        /// Reads one JSON value.
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if container.decodeNil() {
-                self = .null
-            } else if let bool = try? container.decode(Bool.self) {
-                self = .bool(bool)
-            } else if let integer = try? container.decode(Int64.self) {
-                self = .integer(integer)
-            } else if let number = try? container.decode(Double.self) {
-                self = .number(number)
-            } else if let text = try? container.decode(String.self) {
-                self = .text(text)
-            } else {
-                throw DecodingError.dataCorruptedError(
-                    in: container, debugDescription: "expected a string, a number, true, false or null")
-            }
-        }
     }
 
     /// One person's values; `index` is the 0-based position among the file's rows.
@@ -54,12 +39,7 @@ public enum PersonFileReader {
     }
 
     /// The file formats.
-    public enum Format: String, Sendable, Hashable {
-        /// A JSON array of objects.
-        case json = "JSON"
-        /// CSV with a header row.
-        case csv = "CSV"
-    }
+    public typealias Format = ImportFileReader.Format
 
     /// Why a file could not be read at all.
     public struct ReadError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -72,89 +52,63 @@ public enum PersonFileReader {
     }
 
     /// Reads every row of the file at `url`.
+    ///
+    /// - Throws: ``ReadError`` for an unreadable or malformed file, and for the first row that is not an
+    ///   object of plain values (JSON) or has the wrong number of fields (CSV).
     public static func read(_ url: URL) throws(ReadError) -> (format: Format, rows: [Row]) {
-        let data: Data
         do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw ReadError(path: url.path, reason: "cannot read the file (\(error.localizedDescription))")
-        }
-        let format = format(of: url, data: data)
-        do {
-            switch format {
-            case .json: return (format, try jsonRows(data))
-            case .csv: return (format, try csvRows(data))
+            let reader = try ImportFileReader(contentsOf: url)
+            var rows: [Row] = []
+            while let row = try reader.next() {
+                let fields: [(key: String, value: ImportField)]
+                switch row.fields {
+                case .success(let found): fields = found
+                case .failure(let problem):
+                    let place = reader.format == .json ? "" : " (line \(row.line))"
+                    if case .fieldCount(let found, let header) = problem.kind {
+                        throw ReadError(path: url.path,
+                            reason: "row \(row.index)\(place) has \(found) fields; the header has \(header)")
+                    }
+                    throw ReadError(path: url.path, reason: "row \(row.index)\(place): \(problem)")
+                }
+                var values: [String: RawValue] = [:]
+                for (key, field) in fields {
+                    switch rawValue(field) {
+                    case .success(let value?): values[key] = value
+                    case .success(nil): break
+                    case .failure(let reason):
+                        throw ReadError(path: url.path, reason: "row \(row.index) '\(key)': \(reason)")
+                    }
+                }
+                rows.append(Row(index: row.index, values: values, isText: reader.format == .csv))
+            }
+            return (reader.format, rows)
+        } catch let error as ReadError {
+            throw error
+        } catch let error as ImportReadError {
+            switch error.kind {
+            case .unreadable: throw ReadError(path: url.path, reason: "cannot read the file (\(error.message))")
+            default: throw ReadError(path: url.path, reason: error.description)
             }
         } catch {
-            throw ReadError(path: url.path, reason: error.reason)
+            throw ReadError(path: url.path, reason: "\(error)")
         }
     }
 
-    /// The format by extension, else by content.
-    public static func format(of url: URL, data: Data) -> Format {
-        switch url.pathExtension.lowercased() {
-        case "json": return .json
-        case "csv": return .csv
-        default:
-            let first = data.first { !(Character(UnicodeScalar($0)).isWhitespace) }
-            return first == UInt8(ascii: "[") ? .json : .csv
+    /// A field as a raw value: nil for an empty unquoted CSV field (no value).
+    static func rawValue(_ field: ImportField) -> Result<RawValue?, ImportRowProblem> {
+        switch field {
+        case .csv(let field):
+            return .success(field.quoted || !field.text.isEmpty ? .text(field.text) : nil)
+        case .json(.null): return .success(.null)
+        case .json(.bool(let flag)): return .success(.bool(flag))
+        case .json(.string(let text)): return .success(.text(text))
+        case .json(.number(let text)):
+            if let integer = Int64(text) { return .success(.integer(integer)) }
+            return .success(.number(Double(text) ?? .nan))
+        case .json(let other):
+            return .failure(ImportRowProblem("expected a string, a number, true, false or null, found "
+                + other.kindDescription))
         }
-    }
-
-    struct FormatError: Error {
-        var reason: String
-    }
-
-    static func jsonRows(_ data: Data) throws(FormatError) -> [Row] {
-        do {
-            let objects = try JSONDecoder().decode([[String: RawValue]].self, from: data)
-            return objects.enumerated().map { Row(index: $0.offset, values: $0.element) }
-        } catch let error as DecodingError {
-            throw FormatError(reason: describe(error))
-        } catch {
-            throw FormatError(reason: "not valid JSON (\(error))")
-        }
-    }
-
-    private static func describe(_ error: DecodingError) -> String {
-        let context: DecodingError.Context
-        switch error {
-        case .typeMismatch(_, let found), .valueNotFound(_, let found), .keyNotFound(_, let found),
-            .dataCorrupted(let found):
-            context = found
-        @unknown default:
-            return "not valid people JSON"
-        }
-        guard let row = context.codingPath.first?.intValue else {
-            return context.codingPath.isEmpty
-                ? "expected a JSON array of objects (\(context.debugDescription))"
-                : "not valid people JSON (\(context.debugDescription))"
-        }
-        let key = context.codingPath.dropFirst().first.map { " '\($0.stringValue)'" } ?? ""
-        return "row \(row)\(key): \(context.debugDescription)"
-    }
-
-    static func csvRows(_ data: Data) throws(FormatError) -> [Row] {
-        guard let text = String(data: data, encoding: .utf8) else { throw FormatError(reason: "the file is not UTF-8 text") }
-        let table: CSVTable
-        do {
-            table = try CSVTable(parsing: text)
-        } catch {
-            throw FormatError(reason: "not valid CSV: \(error)")
-        }
-        var rows: [Row] = []
-        rows.reserveCapacity(table.records.count)
-        for (index, record) in table.records.enumerated() {
-            guard record.fields.count == table.header.count else {
-                throw FormatError(reason: "row \(index) (line \(record.line)) has \(record.fields.count) fields; "
-                    + "the header has \(table.header.count)")
-            }
-            var values: [String: RawValue] = [:]
-            for (name, field) in zip(table.header, record.fields) {
-                if let field { values[name] = .text(field) }
-            }
-            rows.append(Row(index: index, values: values, isText: true))
-        }
-        return rows
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
+import ObjectGraph
 
 /// Writes generated people in the formats `objectgraph import` (and `people import`) read: a JSON array
-/// of objects keyed by attribute name, or CSV with a header row; dates in ISO 8601.
+/// of objects keyed by attribute name, JSON Lines, or CSV with a header row; dates in ISO 8601.
 public enum PersonFileWriter {
     /// The columns written, in order.
     public static let keys = ["firstName", "lastName", "email", "city", "age", "createdAt"]
@@ -16,17 +17,13 @@ public enum PersonFileWriter {
         public var description: String { "\(path): \(reason)" }
     }
 
-    /// The format for a file name: by its extension, `.json` or `.csv`.
+    /// The format for a file name: by its extension, `.json`, `.jsonl` (or `.ndjson`) or `.csv`.
     public static func format(for url: URL) -> PersonFileReader.Format? {
-        switch url.pathExtension.lowercased() {
-        case "json": .json
-        case "csv": .csv
-        default: nil
-        }
+        PersonFileReader.Format(pathExtension: url.pathExtension)
     }
 
-    /// Writes `count` people generated from `seed` to `url`, replacing the file. The same seed always
-    /// writes the same bytes.
+    /// Writes `count` people generated from `seed` to `url`, replacing the file, with ObjectGraph's
+    /// ``ExportWriter`` (the spelling `objectgraph export` writes). The same seed always writes the same bytes.
     ///
     /// - Parameter progress: called with the number of people written so far, now and then.
     public static func writeGenerated(
@@ -38,38 +35,21 @@ public enum PersonFileWriter {
         else { throw WriteError(path: url.path, reason: "cannot create the file") }
         defer { try? handle.close() }
         var generator = PersonGenerator(seed: seed)
-        let dates = ISO8601DateFormatter()
-        let encoder = PersonRecord.makeJSONEncoder()
-        var chunk = format == .json ? "[" : keys.joined(separator: ",") + "\n"
-        func flush() throws(WriteError) {
-            do {
-                try handle.write(contentsOf: Data(chunk.utf8))
-            } catch {
-                throw WriteError(path: url.path, reason: "cannot write (\(error.localizedDescription))")
-            }
-            chunk = ""
-        }
-        var written = 0
-        while written < count {
-            let batch = generator.make(min(1000, count - written))
-            for record in batch {
-                switch format {
-                case .json:
-                    let object = (try? encoder.encode(record)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-                    chunk += (written == 0 ? "\n  " : ",\n  ") + object
-                case .csv:
-                    let fields = [record.firstName, record.lastName, record.email, record.city].map(CSVTable.field)
-                        + [String(record.age), dates.string(from: record.createdAt)]
-                    chunk += fields.joined(separator: ",") + "\n"
+        let writer = ExportWriter(format: format, keys: keys) { data in try handle.write(contentsOf: data) }
+        do {
+            var written = 0
+            while written < count {
+                let batch = generator.make(min(1000, count - written))
+                for record in batch {
+                    try writer.write([.string(record.firstName), .string(record.lastName), .string(record.email),
+                        .string(record.city), .integer(record.age), .date(record.createdAt)])
+                    written += 1
                 }
-                written += 1
+                progress(written)
             }
-            try flush()
-            progress(written)
-        }
-        if format == .json {
-            chunk = count == 0 ? "]\n" : "\n]\n"
-            try flush()
+            try writer.finish()
+        } catch {
+            throw WriteError(path: url.path, reason: "cannot write (\(error.localizedDescription))")
         }
     }
 }

@@ -6,7 +6,7 @@ import ObjectGraph
 /// records".
 ///
 /// People come from the generator (``Source/generated(count:seed:firstSerial:)``) or from a JSON or CSV
-/// file in the formats `objectgraph import` reads (``Source/file(_:)``). A file row that cannot be
+/// file in the formats `objectgraph import` reads (``Source/file(_:)``), read as it is imported. A file row that cannot be
 /// stored — an unknown key, a value of the wrong kind, one that fails the model's validation — is
 /// skipped and reported in ``Progress/problems``; the rest are imported. A save that fails stops the
 /// import (its batch is not written).
@@ -22,7 +22,7 @@ public final class PersonImporter: @unchecked Sendable {
     public enum Source: Sendable, Hashable {
         /// `count` generated people; emails are numbered from `firstSerial`.
         case generated(count: Int, seed: UInt64, firstSerial: Int)
-        /// The rows of a JSON or CSV file.
+        /// The rows of a JSON, JSON Lines or CSV file.
         case file(URL)
     }
 
@@ -30,7 +30,8 @@ public final class PersonImporter: @unchecked Sendable {
     public struct Progress: Sendable, Equatable {
         /// People saved so far.
         public var saved: Int
-        /// People to import in all (for a file, 0 until it has been read).
+        /// People to import in all (for a file, 0 until its first batch, then estimated from the bytes read
+        /// until its end is reached).
         public var total: Int
         /// Rows skipped because they could not be stored.
         public var skipped = 0
@@ -144,42 +145,90 @@ public final class PersonImporter: @unchecked Sendable {
 
     // MARK: - Running
 
+    /// Imports the rows of a file as it is read: each batch is committed before the next is read, so the
+    /// first people appear while the rest of the file is unread and memory holds one batch. The total is
+    /// estimated from the bytes read until the end is reached.
     private func importFile(_ url: URL, onBatch: @Sendable (Progress) -> Void) {
-        let rows: [PersonFileReader.Row]
+        let reader: ImportFileReader
         do {
-            rows = try PersonFileReader.read(url).rows
+            reader = try ImportFileReader(contentsOf: url)
         } catch {
-            onBatch(update { $0.isReading = false; $0.isFinished = true; $0.failure = error.description })
+            onBatch(update { $0.isReading = false; $0.isFinished = true; $0.failure = "\(url.path): \(error.message)" })
             return
         }
         guard let entity else {
             onBatch(update { $0.isReading = false; $0.isFinished = true; $0.failure = "the model has no Person" })
             return
         }
-        _ = update { $0.isReading = false; $0.total = rows.count }
         let converter = PersonRowConverter(entity: entity)
-        var next = 0
-        run(total: rows.count, onBatch: onBatch) { size, context in
+        var done = 0
+        var batch: [ImportRow] = []
+        batch.reserveCapacity(batchSize)
+        while !lock.withLock({ state.cancelled }) {
+            batch.removeAll(keepingCapacity: true)
+            var readFailure: String?
+            do {
+                while batch.count < batchSize, let row = try reader.next() { batch.append(row) }
+            } catch {
+                readFailure = "\(url.path): \(error)"
+            }
             var problems: [String] = []
-            for row in rows[next..<(next + size)] {
+            for row in batch {
                 if let problem = Self.insert(row, converter: converter, into: context) {
                     problems.append("row \(row.index): \(problem)")
                 }
             }
-            next += size
-            return problems
+            if !batch.isEmpty {
+                do {
+                    try stack.commit(context)
+                } catch {
+                    context.rollback()
+                    onBatch(update { $0.isReading = false; $0.isFinished = true; $0.failure = "\(error)" })
+                    return
+                }
+                // Saved objects are not needed here any more; keep the import's memory flat.
+                context.reset()
+            }
+            done += batch.count
+            let saved = batch.count - problems.count
+            let atEnd = batch.count < batchSize || readFailure != nil
+            let estimate = Self.estimatedTotal(done: done, consumed: reader.bytesConsumed, size: reader.fileSize)
+            onBatch(update { progress in
+                progress.isReading = false
+                progress.saved += saved
+                progress.skipped += problems.count
+                progress.total = atEnd ? done : estimate
+                let room = max(0, Self.keptProblems - progress.problems.count)
+                progress.problems.append(contentsOf: problems.prefix(room))
+                if let readFailure {
+                    progress.isFinished = true
+                    progress.failure = readFailure
+                }
+            })
+            if readFailure != nil { return }
+            if atEnd { break }
         }
+        onBatch(update { $0.isFinished = true })
+    }
+
+    /// The rows a file holds, estimated from `done` rows in the first `consumed` of its `size` bytes (at
+    /// least one more than done while it is being read).
+    static func estimatedTotal(done: Int, consumed: Int, size: Int?) -> Int {
+        guard let size, consumed > 0, size > consumed else { return done + 1 }
+        return max(done + 1, Int((Double(done) * Double(size) / Double(consumed)).rounded()))
     }
 
     /// Inserts one file row as a new person, or returns why it cannot be stored (inserting nothing).
-    private static func insert(
-        _ row: PersonFileReader.Row, converter: PersonRowConverter, into context: ManagedObjectContext
-    ) -> String? {
+    private static func insert(_ row: ImportRow, converter: PersonRowConverter, into context: ManagedObjectContext)
+        -> String?
+    {
         let values: [(key: String, value: AttributeValue)]
         do {
-            values = try converter.values(of: row)
+            values = try converter.values(of: row.fields.get())
+        } catch let problem as PersonRowConverter.Problem {
+            return problem.description
         } catch {
-            return error.description
+            return "\(error)"
         }
         let person = Person(context: context)
         for (key, value) in values {

@@ -6,12 +6,12 @@ import People
 struct GenerateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "generate",
-        abstract: "Write N generated people to a JSON or CSV file (the same people for the same seed).")
+        abstract: "Write N generated people to a JSON, JSON Lines or CSV file (the same people for the same seed).")
 
     @Argument(help: "How many people.")
     var count: Int
 
-    @Option(name: .long, help: "The file to write: FILE.json or FILE.csv.")
+    @Option(name: .long, help: "The file to write: FILE.json, FILE.jsonl (or .ndjson) or FILE.csv.")
     var out: String
 
     @Option(name: .long, help: "Seed for the generated people.")
@@ -20,7 +20,7 @@ struct GenerateCommand: ParsableCommand {
     func validate() throws {
         guard count >= 0 else { throw ValidationError("N must be 0 or more (got \(count)).") }
         guard PersonFileWriter.format(for: URL(fileURLWithPath: out)) != nil else {
-            throw ValidationError("--out must end in .json or .csv (got \(out)).")
+            throw ValidationError("--out must end in .json, .jsonl, .ndjson or .csv (got \(out)).")
         }
     }
 

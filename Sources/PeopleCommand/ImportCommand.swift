@@ -7,11 +7,13 @@ import People
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import people from a JSON or CSV file (the formats `objectgraph import` reads).",
+        abstract: "Import people from a JSON, JSON Lines or CSV file (the formats `objectgraph import` reads).",
         discussion: """
-            JSON: an array of objects whose keys are attribute names. CSV: a header row of attribute names, \
-            then one row per person. Dates are ISO 8601. Rows that cannot be stored are skipped and \
-            reported; the exit status is then 1, as it is when a save fails.
+            JSON: an array of objects whose keys are attribute names; JSON Lines: one such object per line. \
+            CSV: a header row of attribute names, then one row per person. Dates are ISO 8601. The file \
+            is read as it is imported (each batch is saved before the next is read). Rows that cannot be \
+            stored are skipped and reported; the exit status is then 1, as it is when a save fails or the \
+            file turns out malformed (the batches before stay saved).
 
             --report-stall follows the import with the browser's list (a fetched-results controller on the \
             view context) and runs a 60 Hz heartbeat on the main queue, then prints how late the heartbeats \

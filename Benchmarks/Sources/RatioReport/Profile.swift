@@ -1,5 +1,6 @@
 import BenchmarkWorkloads
 import Foundation
+import ObjectGraph
 
 /// `RatioReport profile WORKLOAD [N]`: one ObjectGraph run of a workload and nothing else, for
 /// `valgrind --tool=callgrind` (see Scripts/callgrind.sh). Stores are filled by the raw path first (reused from
@@ -33,6 +34,19 @@ enum Profile {
             let file = try StoreFile.empty("profile-\(workload)", index: .name)
             defer { file.remove() }
             _ = try RemoteChangeWorkload.importSeconds(into: file, rows: rows, batchSize: 100, history: workload == "history-on")
+        case "fileimport-json", "fileimport-jsonl", "fileimport-csv":
+            // The file is written by an ordinary run first (reused when present), so only the import is counted.
+            let format: ImportFileReader.Format = workload.hasSuffix("csv") ? .csv : workload.hasSuffix("jsonl") ? .jsonLines : .json
+            let name = "profile-people-\(count)"
+            let url = StoreFile.scratch.appendingPathComponent(name + "." + (format == .csv ? "csv" : format == .json ? "json" : "jsonl"))
+            if !FileManager.default.fileExists(atPath: url.path) {
+                let rows = { var generator = PersonGenerator(seed: 1); return generator.people(count) }()
+                _ = try FileImportWorkload.write(rows, format: format, name: name)
+                return
+            }
+            let file = try StoreFile.empty("profile-fileimport", index: .none)
+            defer { file.remove() }
+            _ = try FileImportWorkload.run(store: file, file: url, batchSize: 1000)
         case "import-raw", "import-raw-index":
             let rows = { var generator = PersonGenerator(seed: 1); return generator.people(count) }()
             let file = try StoreFile.empty("profile-import-raw", index: workload == "import-raw" ? .none : .name)

@@ -1,5 +1,6 @@
 import BenchmarkWorkloads
 import Foundation
+import ObjectGraph
 
 /// Runs each workload and its baseline back to back and adds the figures to the report.
 struct Suite {
@@ -282,6 +283,103 @@ struct Suite {
     }
 
     /// Runs this executable in a child mode and parses its `key=value` line.
+    // MARK: 9. File import
+
+    func fileImport() throws {
+        var sizes = [count]
+        if millions { sizes.append(1_000_000) }
+        let batchSize = 1000
+        for size in sizes {
+            let rounds = size >= 1_000_000 ? 1 : repeats
+            report.note("== file import: \(size) people, \(batchSize) per save, no index, siblings (median of \(rounds); "
+                + "files in child processes)")
+            let rows = { var generator = PersonGenerator(seed: 1); return generator.people(size) }()
+            let formats = ImportFileReader.Format.allCases
+            var files: [ImportFileReader.Format: URL] = [:]
+            for format in formats { files[format] = try FileImportWorkload.write(rows, format: format, name: "people-\(size)") }
+            var raw: [Double] = []
+            var engine: [Double] = []
+            var results: [ImportFileReader.Format: [[String: Double]]] = [:]
+            for _ in 0..<rounds {  // interleaved, so that load changes hit every line alike
+                let rawFile = try StoreFile.empty("fileimport-raw", index: .none)
+                raw.append(try ImportWorkload.raw(into: rawFile, rows: rows, batchSize: batchSize))
+                rawFile.remove()
+                let engineFile = try StoreFile.empty("fileimport-engine", index: .none)
+                engine.append(try ImportWorkload.objectGraph(into: engineFile, kind: .siblings, observed: false, rows: rows,
+                    batchSize: batchSize))
+                engineFile.remove()
+                for format in formats {
+                    let store = try StoreFile.empty("fileimport-\(format == .jsonLines ? "jsonl" : format.rawValue)", index: .none)
+                    var result = try fileChild(store, files[format]!, batchSize)
+                    if Int(result["rows"] ?? 0) != size {
+                        throw RawSQLiteError(description: "\(format) imported \(result["rows"] ?? 0) of \(size)")
+                    }
+                    result["storeMB"] = Double((try? FileManager.default.attributesOfItem(atPath: store.path)[.size] as? Int) ?? 0) / 1e6
+                    results[format, default: []].append(result)
+                    store.remove()
+                }
+            }
+            let rawSeconds = Measure.median(raw)
+            let engineSeconds = Measure.median(engine)
+            let label = "\(size / 1000)k"
+            report.add(Line(workload: "9. engine import \(label) from memory (siblings, alone, no index)",
+                objectGraph: "\(ms(engineSeconds)) (\(rate(size, engineSeconds)))", raw: "\(ms(rawSeconds)) (\(rate(size, rawSeconds)))",
+                ratio: "\(fixed(rawSeconds / engineSeconds))× raw speed", goal: "reported", met: nil))
+            for format in formats {
+                let runs = results[format] ?? []
+                let seconds = Measure.median(runs.map { $0["seconds"] ?? .nan })
+                let first = Measure.median(runs.map { $0["first"] ?? .nan })
+                let peak = runs.map { $0["peak"] ?? .nan }.max() ?? .nan
+                let baseline = Measure.median(runs.map { $0["baseline"] ?? .nan })
+                let bytes = (try? FileManager.default.attributesOfItem(atPath: files[format]!.path)[.size] as? Int) ?? 0
+                let speed = engineSeconds / seconds
+                report.add(Line(workload: "9. file import \(label), \(format.rawValue) (\(bytes / 1_000_000) MB)",
+                    objectGraph: "\(ms(seconds)) (\(rate(size, seconds)))", raw: "engine \(ms(engineSeconds))",
+                    ratio: "\(fixed(speed))× engine speed (\(fixed(rawSeconds / seconds))× raw)", goal: "≥ 0.70× engine",
+                    met: speed >= 0.7))
+                let isGoal = size >= 1_000_000
+                report.add(Line(workload: "9. first batch on disk, \(label) \(format.rawValue)", objectGraph: ms(first),
+                    raw: "—", ratio: "—", goal: isGoal ? "≤ 100 ms" : "reported", met: isGoal ? first <= 0.1 : nil))
+                report.add(Line(workload: "9. peak RSS above the opened store, \(label) \(format.rawValue)",
+                    objectGraph: String(format: "%.1f MB", peak), raw: String(format: "opened %.1f MB", baseline),
+                    ratio: "—", goal: isGoal ? "≤ 100 MB" : "reported", met: isGoal ? peak <= 100 : nil))
+            }
+            for format in formats { try? FileManager.default.removeItem(at: files[format]!) }
+        }
+        // ISO 8601 parsing: the forms the importers read, ours against Foundation's.
+        var generator = PersonGenerator(seed: 3)
+        let texts = (0..<100_000).map { index in
+            let date = Date(timeIntervalSinceReferenceDate: 700_000_000 + Double(generator.below(100_000_000)))
+            return index % 2 == 0 ? ISO8601DateText.string(from: date)
+                : ISO8601DateText.string(from: date.addingTimeInterval(0.125))
+        }
+        let parse = FileImportWorkload.dateParsing(texts)
+        report.add(Line(workload: "9. ISO 8601 parse (100k, half with milliseconds), ns per date",
+            objectGraph: String(format: "ours %.0f ns", parse.ours),
+            raw: String(format: "FormatStyle %.0f ns, ISO8601DateFormatter %.0f ns", parse.formatStyle, parse.legacy),
+            ratio: "\(fixed(parse.formatStyle / parse.ours, 1))× faster than FormatStyle", goal: "the faster is used",
+            met: parse.ours <= parse.formatStyle))
+    }
+
+    private func fileChild(_ store: StoreFile, _ file: URL, _ batchSize: Int) throws -> [String: Double] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.arguments = ["child-fileimport", store.path, file.path, String(batchSize)]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard process.terminationStatus == 0 else { throw RawSQLiteError(description: "file import failed: \(text)") }
+        var values: [String: Double] = [:]
+        for pair in text.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            if parts.count == 2, let value = Double(parts[1]) { values[String(parts[0])] = value }
+        }
+        return values
+    }
+
     private func child(_ mode: String, _ file: StoreFile, _ variant: String) throws -> [String: Double] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()

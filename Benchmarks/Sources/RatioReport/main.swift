@@ -4,8 +4,8 @@ import Foundation
 // RatioReport: every workload next to its raw SQLite baseline, back to back in one process (memory and cold
 // start in child processes of their own), printing a Markdown table of ratios against the goals.
 //
-//     RatioReport [all|import|fetch|controller|stall|memory|coldstart|remote]...
-//     RatioReport profile import|import-index|import-raw|import-raw-index|fetch-objects|fetch-ids|fetch-count|controller [N]
+//     RatioReport [all|import|fetch|controller|stall|memory|coldstart|remote|fileimport]...
+//     RatioReport profile import|import-index|fileimport-json|fileimport-jsonl|fileimport-csv|import-raw|import-raw-index|fetch-objects|fetch-ids|fetch-count|controller [N]
 //
 // Environment: BENCH_1M=1 adds the 1M-person workloads; REPEAT=n repetitions (median; default 3);
 // N=people for the 100k workloads (default 100000); BENCH_DIR=folder for the store files; BENCH_ROUNDS=1 prints
@@ -17,7 +17,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 // Child-process modes: one measurement, printed as key=value.
 if let mode = arguments.first, mode.hasPrefix("child-") {
     do {
-        let file = StoreFile(url: URL(fileURLWithPath: arguments[1]), index: .name)
+        let file = StoreFile(url: URL(fileURLWithPath: arguments[1]), index: mode == "child-fileimport" ? .none : .name)
         switch mode {
         case "child-remote-writer":
             try RemoteChangeWorkload.writeCommits(path: arguments[1], count: Int(arguments[2]) ?? 200, size: 10,
@@ -36,6 +36,11 @@ if let mode = arguments.first, mode.hasPrefix("child-") {
                 print("seconds=\(times.firstScreen)")
                 print("whole=\(times.wholeList)")
             }
+        case "child-fileimport":
+            let result = try FileImportWorkload.run(store: file, file: URL(fileURLWithPath: arguments[2]),
+                batchSize: Int(arguments[3]) ?? 1000)
+            print("seconds=\(result.seconds) first=\(result.firstBatchSeconds) rows=\(result.rows) "
+                + "baseline=\(result.baselineMB) peak=\(result.peakAboveMB)")
         default:
             print("unknown mode \(mode)")
             exit(64)
@@ -64,7 +69,7 @@ if arguments.first == "profile" {
 }
 
 let sections = Set(arguments.isEmpty || arguments.contains("all")
-    ? ["import", "fetch", "controller", "stall", "refetch", "memory", "coldstart", "remote"] : arguments)
+    ? ["import", "fetch", "controller", "stall", "refetch", "memory", "coldstart", "remote", "fileimport"] : arguments)
 let millions = environment["BENCH_1M"] == "1"
 let repeats = Int(environment["REPEAT"] ?? "") ?? 3
 let count = Int(environment["N"] ?? "") ?? 100_000
@@ -81,6 +86,7 @@ MainQueue.run {
         if sections.contains("memory") { try suite.memory() }
         if sections.contains("coldstart") { try suite.coldStart() }
         if sections.contains("remote") { try suite.remoteChanges() }
+        if sections.contains("fileimport") { try suite.fileImport() }
     } catch {
         report.note("benchmark failed: \(error)")
         print(report.markdown())

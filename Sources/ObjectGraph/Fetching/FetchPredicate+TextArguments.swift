@@ -190,47 +190,43 @@ extension FetchPredicate {
             case .string, .attribute(.string), .attribute(.undefined), .attribute(.transformable):
                 return .single(.string(text))
             case .integer, .attribute(.integer16), .attribute(.integer32), .attribute(.integer64):
-                guard let number = Int64(trimmed) else { throw fail("an integer") }
-                return .single(.integer(number))
+                guard let value = try? ImportValueConverter.value(text: trimmed, type: .integer64) else {
+                    throw fail("an integer")
+                }
+                return .single(value)
             case .double, .attribute(.double), .attribute(.float), .attribute(.decimal):
-                guard let number = Double(trimmed), !number.isNaN else { throw fail("a number") }
+                guard case .double(let number)? = try? ImportValueConverter.value(text: trimmed, type: .double) else {
+                    throw fail("a number")
+                }
                 return .single(.double(number))
             case .attribute(.boolean):
-                switch trimmed.lowercased() {
-                case "true", "yes", "1": return .single(.boolean(true))
-                case "false", "no", "0": return .single(.boolean(false))
-                default: throw fail("a Boolean (true or false)")
-                }
+                // The import rules (true/false/1/0), plus yes/no.
+                let lowered = trimmed.lowercased()
+                guard let flag = lowered == "yes" ? true : lowered == "no" ? false : ImportValueConverter.boolean(trimmed)
+                else { throw fail("a Boolean (true or false)") }
+                return .single(.boolean(flag))
             case .attribute(.date):
-                guard let date = Self.date(trimmed) else { throw fail("an ISO 8601 date such as 2024-03-01T12:30:00Z") }
-                return .single(.date(date))
+                guard let date = try? ImportValueConverter.value(text: trimmed, type: .date) else {
+                    throw fail("an ISO 8601 date such as 2024-03-01T12:30:00Z")
+                }
+                return .single(date)
             case .attribute(.uuid):
-                guard let uuid = UUID(uuidString: trimmed) else { throw fail("a UUID") }
-                return .single(.uuid(uuid))
+                guard let uuid = try? ImportValueConverter.value(text: trimmed, type: .uuid) else { throw fail("a UUID") }
+                return .single(uuid)
             case .attribute(.uri):
-                guard let url = URL(string: trimmed) else { throw fail("a URL") }
-                return .single(.uri(url))
+                guard let url = try? ImportValueConverter.value(text: trimmed, type: .uri) else { throw fail("a URL") }
+                return .single(url)
             case .attribute(.binary):
-                guard let data = Data(base64Encoded: trimmed) else { throw fail("Base64 data") }
-                return .single(.binary(data))
+                guard let data = try? ImportValueConverter.value(text: trimmed, type: .binary) else {
+                    throw fail("Base64 data")
+                }
+                return .single(data)
             case .object:
                 guard let id = ManagedObjectID.predicateID(uri: trimmed) else {
                     throw fail("an object URI such as x-coredata://<store>/Person/p1")
                 }
                 return .object(id)
             }
-        }
-
-        /// An ISO 8601 date and time (fractional seconds optional) or a date alone (midnight UTC).
-        static func date(_ text: String) -> Date? {
-            let formatter = ISO8601DateFormatter()
-            for options: ISO8601DateFormatter.Options in [
-                [.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds], [.withFullDate],
-            ] {
-                formatter.formatOptions = options
-                if let date = formatter.date(from: text) { return date }
-            }
-            return nil
         }
     }
 }
