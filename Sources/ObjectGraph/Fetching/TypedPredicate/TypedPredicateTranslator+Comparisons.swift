@@ -117,6 +117,9 @@ extension TypedPredicateTranslator {
         if case .condition = then {
             return .condition(test.and(try condition(then)).or(test.negated.and(try condition(otherwise))))
         }
+        if case .condition = otherwise {
+            return .condition(test.and(try condition(then)).or(test.negated.and(try condition(otherwise))))
+        }
         var result: [TypedPredicateTerm.Alternative] = []
         for alternative in try alternatives(then) {
             result.append(.init(condition: test.and(alternative.condition), operand: alternative.operand))
