@@ -38,6 +38,9 @@ import Testing
         let ages: [Int64] = [1, 2, 3]
         try Self.same(#Predicate { ages.contains($0.age!) }, "age IN {1, 2, 3}")
         try Self.same(#Predicate { (18...30).contains($0.age!) }, "age >= 18 AND age <= 30")
+        try Self.same(#Predicate { $0.name!.localizedStandardContains("zoe") }, "name CONTAINS[cd] 'zoe'")
+        try Self.same(
+            #Predicate { $0.nickname?.localizedStandardContains("É") ?? false }, "nickname != nil AND nickname CONTAINS[cd] 'É'")
         let limit: Int64 = 40
         try Self.same(#Predicate { $0.age! > limit - 1 }, "age > 39")
     }
