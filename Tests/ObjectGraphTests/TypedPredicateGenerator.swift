@@ -75,7 +75,7 @@ struct TypedPredicateGenerator {
     // swiftlint:disable:next function_body_length cyclomatic_complexity
     mutating func atom(_ person: Person) -> Part {
         typealias E = PredicateExpressions
-        switch Int.random(in: 0..<22, using: &random) {
+        switch Int.random(in: 0..<24, using: &random) {
         case 0:
             let text = random.pick(Self.strings)
             return Part(
@@ -226,6 +226,20 @@ struct TypedPredicateGenerator {
                 range: E.ClosedRange(lower: E.Value(bounds[0]), upper: E.Value(bounds[1])),
                 element: E.ForcedUnwrap(Self.key(person, \.age)))
             return Part(expression: expression, format: "age BETWEEN %@", arguments: [bounds])
+        case 21:
+            let part = random.pick(Self.prefixes + ["zoe", "ZOE", "aero", "SS", "emile"])
+            let expression = E.build_localizedStandardContains(E.ForcedUnwrap(Self.key(person, \.name)), E.Value(part))
+            return Part(expression: expression, format: "name CONTAINS[cd] %@", arguments: [part])
+        case 22:
+            let name = random.pick(Self.tagNames.compactMap { $0 } + ["e", "Ae"])
+            let expression = E.SequenceContainsWhere(Self.key(person, \.tags)) { tag in
+                E.NilCoalesce(
+                    lhs: E.OptionalFlatMap(E.KeyPath(root: tag, keyPath: \TypedTag.name)) { tagName in
+                        E.build_localizedStandardContains(tagName, E.Value(name))
+                    },
+                    rhs: E.Value(false))
+            }
+            return Part(expression: expression, format: "ANY tags.name CONTAINS[cd] %@", arguments: [name])
         default:
             let text = random.pick(Self.strings.compactMap { $0 })
             let expression = E.Equal(lhs: E.NilCoalesce(lhs: Self.key(person, \.name), rhs: E.Value("")), rhs: E.Value(text))
