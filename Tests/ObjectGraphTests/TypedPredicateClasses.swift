@@ -19,6 +19,9 @@ final class TypedPerson: ManagedObject {
     @ToOne("manager") var manager: TypedPerson?
     @ToMany("friends") var friends: Set<TypedPerson>
 
+    /// A computed accessor of one attribute: it stands for that attribute.
+    var requiredName: String { name! }
+
     /// Not a model property: key paths to it must be refused.
     var displayName: String { (name ?? "") + " " + (nickname ?? "") }
 
@@ -45,4 +48,18 @@ final class TypedTag: ManagedObject {
     @ToMany("people") var people: Set<TypedPerson>
 
     override class var entityName: String { "Tag" }
+}
+
+/// A class with hand-written accessors instead of property wrappers (the pattern `ManagedObject`'s
+/// subscript documents): its key paths are named too.
+final class HandWrittenPerson: ManagedObject {
+    var name: String? {
+        get { self["name"] }
+        set { self["name"] = newValue }
+    }
+    var age: Int64 { self["age"] ?? 0 }
+    var company: ManagedObject? { relatedObject(forKey: "company") }
+    var tags: [ManagedObject] { relatedObjects(forKey: "tags") }
+
+    override class var entityName: String { "Person" }
 }

@@ -45,6 +45,14 @@ import Testing
         try Self.same(#Predicate { $0.age! > limit - 1 }, "age > 39")
     }
 
+    @Test func handWrittenAccessorsAndOneAttributeComputedPropertiesAreNamed() throws {
+        #expect(try FetchPredicate(#Predicate<HandWrittenPerson> { $0.name == "x" && $0.age > 3 })
+            == FetchPredicate(format: "name == 'x' AND age > 3"))
+        #expect(try FetchPredicate(#Predicate<HandWrittenPerson> { $0.company == nil && $0.tags.count == 2 })
+            == FetchPredicate(format: "company == nil AND tags.@count == 2"))
+        try Self.same(#Predicate { $0.requiredName.starts(with: "Z") }, "name BEGINSWITH 'Z'")
+    }
+
     @Test func closuresOverToManyRelationshipsBecomeSubqueries() throws {
         let translated = try FetchPredicate(#Predicate<TypedPerson> { $0.tags.contains { $0.name == "swift" } })
         #expect(translated.predicateFormat.hasPrefix("SUBQUERY(tags, $v"), "\(translated)")

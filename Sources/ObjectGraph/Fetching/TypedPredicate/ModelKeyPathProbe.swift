@@ -69,14 +69,14 @@ enum ModelKeyPathProbe {
         return .some(standIn as? Destination)
     }
 
-    /// A value of `Value` for an attribute read by a probe: its nil stand-in (nil, zero, false), or the
-    /// first placeholder of some attribute type that converts. Nil when the type accepts none of them.
+    /// A value of `Value` for an attribute read by a probe: the first placeholder of some attribute type
+    /// that converts (not nil, so that a computed property unwrapping it does not trap), else its nil
+    /// stand-in. Nil when the type accepts none of them.
     static func placeholder<Value: AttributeValueConvertible>(_: Value.Type) -> Value? {
-        if let value = Value.valueForNil { return value }
         for candidate in placeholders {
             if let value = Value(attributeValue: candidate) { return value }
         }
-        return nil
+        return Value.valueForNil
     }
 
     // MARK: Private
@@ -84,8 +84,8 @@ enum ModelKeyPathProbe {
     private static let placeholders: [AttributeValue] = [
         .string(""), .integer(0), .double(0), .boolean(false), .date(Date(timeIntervalSinceReferenceDate: 0)),
         .binary(Data()), .uuid(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))),
-        .decimal(0), .null,
-    ] + (URL(string: "about:blank").map { [AttributeValue.uri($0)] } ?? [])
+        .decimal(0),
+    ] + (URL(string: "about:blank").map { [AttributeValue.uri($0)] } ?? []) + [.null]
 
     private struct CacheKey: Hashable, @unchecked Sendable {
         // Key paths are immutable and thread-safe; AnyKeyPath is not marked Sendable on every platform.
