@@ -102,6 +102,19 @@ final class TypedTeam: ManagedObject {
                 #expect(try context.fetchObjectIDs(request) == objects.map(\.objectID), "\(format)")
                 #expect(!objects.isEmpty && objects.count < 61, "\(format) selects \(objects.count)")
             }
+            let team = try #require(try context.fetch(FetchRequest<TypedTeam>(entityName: "Team")).first)
+            let teamID = team.objectID
+            let withTeam = try context.fetch(try FetchRequest<TypedMember>(
+                predicate: #Predicate { $0.teams.contains { $0.objectID == teamID } }))
+            #expect(Set(withTeam) == team.members && !withTeam.isEmpty)
+            let someIDs = Array(withTeam.prefix(2).map(\.objectID))
+            let chosen = try context.fetch(try FetchRequest<TypedMember>(predicate: #Predicate { someIDs.contains($0.objectID) }))
+            #expect(Set(chosen.map(\.objectID)) == Set(someIDs))
+            let one = try context.fetch(try FetchRequest<TypedMember>(predicate: #Predicate { $0.objectID == teamID }))
+            #expect(one.isEmpty, "a team's ID is no member's")
+            let young = try context.fetch(try FetchRequest<TypedMember>(predicate: #Predicate { (10..<30).contains($0.age) }))
+            #expect(young.count == (try context.count(for: FetchRequest<TypedMember>(entityName: "Member",
+                predicate: try FetchPredicate(format: "age >= 10 AND age < 30")))) && !young.isEmpty)
             let zoe = try context.fetch(try FetchRequest<TypedMember>(predicate: #Predicate { $0.name == "Zoë" && $0.age == 45 }))
             #expect(zoe.count == 1 && zoe.first === pending, "the unsaved insert is matched in memory")
         }

@@ -17,6 +17,8 @@ enum ModelKeyPathProbe {
         case toOne
         case toMany
         case orderedToMany
+        /// `\.objectID`: the object itself, compared by identity.
+        case objectID
     }
 
     /// One property read through a key path.
@@ -35,11 +37,14 @@ enum ModelKeyPathProbe {
         let probe = makeStandIn(of: rootClass)
         let recorder = Recorder(root: probe)
         activeProbes.add(1, ordering: .relaxed)
-        $current.withValue(recorder) {
-            _ = probe[keyPath: keyPath]
+        let value = $current.withValue(recorder) {
+            probe[keyPath: keyPath]
         }
         activeProbes.subtract(1, ordering: .relaxed)
-        let result = recorder.chain()
+        var result = recorder.chain()
+        if result == nil, let id = value as? ManagedObjectID, id == probe.objectID {
+            result = [Access(key: "", kind: .objectID)]
+        }
         cache.withLock { $0[cacheKey] = Cached(accesses: result) }
         return result
     }

@@ -47,6 +47,8 @@ extension TypedPredicateTranslator {
             }
             let path = reference.path + accesses.map(\.key)
             switch last.kind {
+            case .objectID:
+                return root
             case .attribute:
                 return .operand(.key(path.joined(separator: ".")))
             case .toOne:

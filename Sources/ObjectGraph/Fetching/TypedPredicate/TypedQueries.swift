@@ -39,7 +39,7 @@ extension ModelKeyPathProbe {
         guard last.kind == .attribute else {
             throw TypedPredicateError(
                 kind: .unsupported, construct: accesses.map(\.key).joined(separator: "."), path: [construct],
-                reason: "it ends in a relationship; \(construct) needs an attribute (through to-one relationships)")
+                reason: "it does not end in an attribute; \(construct) needs an attribute (through to-one relationships)")
         }
         return accesses.map(\.key).joined(separator: ".")
     }
