@@ -41,6 +41,15 @@ import Testing
         try Self.same(#Predicate { $0.name!.localizedStandardContains("zoe") }, "name CONTAINS[cd] 'zoe'")
         try Self.same(
             #Predicate { $0.nickname?.localizedStandardContains("É") ?? false }, "nickname != nil AND nickname CONTAINS[cd] 'É'")
+        try Self.same(#Predicate { $0.age! + 1 > 30 }, "age + 1 > 30")
+        try Self.same(#Predicate { -$0.score! < 3 }, "-score < 3.0")
+        let half = 2.0
+        try Self.same(#Predicate { $0.score! / half >= 1 }, "score / 2.0 >= 1.0")
+        #expect(throws: TypedPredicateError.self, "Swift's integer division truncates") {
+            try FetchPredicate(#Predicate<TypedPerson> { $0.tags.count / 2 == 1 })
+        }
+        try Self.same(#Predicate { ($0.age ?? 0) + 1 > 30 }, "age != nil AND age + 1 > 30")
+        try Self.same(#Predicate { ($0.age ?? 40) + 1 > 30 }, "(age != nil AND age + 1 > 30) OR age == nil")
         let limit: Int64 = 40
         try Self.same(#Predicate { $0.age! > limit - 1 }, "age > 39")
     }
@@ -69,10 +78,10 @@ import Testing
             (error as? TypedPredicateError)?.kind == .unknownKeyPath
         }
         #expect {
-            try FetchPredicate(#Predicate<TypedPerson> { $0.age! + 1 > 3 })
+            try FetchPredicate(#Predicate<TypedPerson> { $0.age! % 2 == 0 })
         } throws: { error in
             guard let error = error as? TypedPredicateError else { return false }
-            return error.kind == .unsupported && error.construct == "Arithmetic" && error.path.contains("> lhs")
+            return error.kind == .unsupported && error.construct == "IntRemainder" && error.path.contains("== lhs")
         }
         #expect {
             try FetchPredicate(#Predicate<TypedPerson> { $0.name!.count > 3 })

@@ -7,9 +7,43 @@ extension FetchPredicate.Parser {
 
     mutating func parseExpression() throws(FetchPredicateError) -> Operand {
         let startToken = current
-        let expression = try parsePrimaryExpression()
+        let expression = try continueExpression(after: try parsePrimaryExpression())
         try checkAfterExpression(expression, startingAt: startToken)
         return expression
+    }
+
+    /// Continues an expression whose first operand has been read with `*` and `/` (binding tighter), then
+    /// `+` and `-`, all left-associative: `a - b - c` is `(a - b) - c`.
+    mutating func continueExpression(after first: Operand) throws(FetchPredicateError) -> Operand {
+        var result = try continueTerm(after: first)
+        while let operation = arithmeticOperation(in: [.add, .subtract]) {
+            advance()
+            let right = try continueTerm(after: try parsePrimaryExpression())
+            result = .arithmetic(FetchPredicate.Arithmetic(result, operation, right))
+        }
+        return result
+    }
+
+    mutating func continueTerm(after first: Operand) throws(FetchPredicateError) -> Operand {
+        var result = first
+        while let operation = arithmeticOperation(in: [.multiply, .divide]) {
+            advance()
+            result = .arithmetic(FetchPredicate.Arithmetic(result, operation, try parsePrimaryExpression()))
+        }
+        return result
+    }
+
+    /// The arithmetic operation the current token is, when it is one of `operations`.
+    func arithmeticOperation(in operations: [FetchPredicate.Arithmetic.Operation]) -> FetchPredicate.Arithmetic.Operation? {
+        guard case .symbol(let symbol) = current.kind else { return nil }
+        let operation: FetchPredicate.Arithmetic.Operation? = switch symbol {
+        case .plus: .add
+        case .minus: .subtract
+        case .star: .multiply
+        case .slash: .divide
+        default: nil
+        }
+        return operation.flatMap { operations.contains($0) ? $0 : nil }
     }
 
     /// Refuses what may follow an expression in the full language but is not supported.
@@ -18,8 +52,8 @@ extension FetchPredicate.Parser {
         switch symbol {
         case .dot:
             throw unsupported("Key paths on values are", at: current)
-        case .plus, .minus, .star, .slash, .power:
-            throw unsupported("Arithmetic is", at: current)
+        case .power:
+            throw unsupported("Exponentiation (**) is", at: current)
         case .openBracket:
             throw unsupported("Indexing ([…]) is", at: current)
         default:
@@ -104,7 +138,11 @@ extension FetchPredicate.Parser {
             advance()
             return .value(.double(-value))
         default:
-            throw unsupported("Arithmetic (unary minus) is", at: minus)
+            // Unary minus of anything else: `0 - operand`, which prints back as such.
+            try enterNesting()
+            let operand = try parsePrimaryExpression()
+            nesting -= 1
+            return .arithmetic(FetchPredicate.Arithmetic(.value(.integer(0)), .subtract, operand))
         }
     }
 

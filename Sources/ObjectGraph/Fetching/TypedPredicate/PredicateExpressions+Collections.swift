@@ -135,21 +135,32 @@ extension PredicateExpressions.Range: HalfOpenRangeBounds {
     }
 }
 
-/// Expressions computed from captured values only are evaluated once, by Foundation, at translation time.
+/// Expressions computed from captured values only are evaluated once, by Foundation, at translation time;
+/// arithmetic on stored values becomes the predicate language's arithmetic (`age + 1`).
 protocol ConstantFoldableExpression: FetchPredicateExpressionConvertible {
     var constantChildren: [(Any, String)] { get }
     func evaluateConstant() throws -> Any
+    /// The operation when this is arithmetic the predicate language has; nil otherwise.
+    var arithmeticOperation: FetchPredicate.Arithmetic.Operation? { get }
 }
 
 extension ConstantFoldableExpression {
+    var arithmeticOperation: FetchPredicate.Arithmetic.Operation? { nil }
+
     func fetchPredicateTerm(_ translator: TypedPredicateTranslator) throws(TypedPredicateError) -> TypedPredicateTerm {
-        for (child, label) in constantChildren {
-            guard case .constant = try translator.translate(child, label) else {
+        var terms: [TypedPredicateTerm] = []
+        for (child, label) in constantChildren { terms.append(try translator.translate(child, label)) }
+        let allConstant = terms.allSatisfy { if case .constant = $0 { true } else { false } }
+        if !allConstant {
+            guard let operation = arithmeticOperation else {
                 throw translator.unsupported(
                     TypedPredicateTranslator.constructName(self),
                     "this is translated only when it is computed from captured values; stored values have no "
-                        + "counterpart for it in ObjectGraph's predicates yet")
+                        + "counterpart for it in ObjectGraph's predicates")
             }
+            // Unary minus is `0 - x`.
+            let operands = terms.count == 1 ? [.operand(.value(.integer(0))), terms[0]] : terms
+            return try translator.arithmetic(operands[0], operation, operands[1])
         }
         do {
             return .constant(try evaluateConstant())
@@ -161,21 +172,32 @@ extension ConstantFoldableExpression {
 
 extension PredicateExpressions.Arithmetic: ConstantFoldableExpression {
     var constantChildren: [(Any, String)] { [(lhs, "arithmetic lhs"), (rhs, "arithmetic rhs")] }
+    var arithmeticOperation: FetchPredicate.Arithmetic.Operation? {
+        switch op {
+        case .add: .add
+        case .subtract: .subtract
+        case .multiply: .multiply
+        @unknown default: nil
+        }
+    }
     func evaluateConstant() throws -> Any { try evaluate(PredicateBindings()) }
 }
 
 extension PredicateExpressions.UnaryMinus: ConstantFoldableExpression {
     var constantChildren: [(Any, String)] { [(wrapped, "unary minus")] }
+    var arithmeticOperation: FetchPredicate.Arithmetic.Operation? { .subtract }
     func evaluateConstant() throws -> Any { try evaluate(PredicateBindings()) }
 }
 
 extension PredicateExpressions.IntDivision: ConstantFoldableExpression {
+    // Not translated on stored values: Swift truncates, the predicate language divides exactly.
     var constantChildren: [(Any, String)] { [(lhs, "division lhs"), (rhs, "division rhs")] }
     func evaluateConstant() throws -> Any { try evaluate(PredicateBindings()) }
 }
 
 extension PredicateExpressions.FloatDivision: ConstantFoldableExpression {
     var constantChildren: [(Any, String)] { [(lhs, "division lhs"), (rhs, "division rhs")] }
+    var arithmeticOperation: FetchPredicate.Arithmetic.Operation? { .divide }
     func evaluateConstant() throws -> Any { try evaluate(PredicateBindings()) }
 }
 

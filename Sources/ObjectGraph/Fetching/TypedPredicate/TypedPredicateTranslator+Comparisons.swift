@@ -110,6 +110,27 @@ extension TypedPredicateTranslator {
         })
     }
 
+    /// `lhs op rhs` for numbers: the predicate language's arithmetic, pairwise over alternatives (`(a ?? 0) + 1`).
+    func arithmetic(
+        _ lhs: TypedPredicateTerm, _ operation: FetchPredicate.Arithmetic.Operation, _ rhs: TypedPredicateTerm
+    ) throws(TypedPredicateError) -> TypedPredicateTerm {
+        var result: [TypedPredicateTerm.Alternative] = []
+        for one in try alternatives(lhs) {
+            for other in try alternatives(rhs) {
+                let operand: FetchPredicate.Operand
+                if case .value(let a) = one.operand, case .value(let b) = other.operand {
+                    operand = .value(FetchPredicate.Arithmetic.apply(operation, a, b))
+                } else {
+                    operand = .arithmetic(FetchPredicate.Arithmetic(one.operand, operation, other.operand))
+                }
+                let condition = (one.condition ?? .truePredicate).and(other.condition)
+                if condition == .falsePredicate { continue }
+                result.append(.init(condition: condition == .truePredicate ? nil : condition, operand: operand))
+            }
+        }
+        return .value(result)
+    }
+
     /// `test ? then : otherwise`.
     func conditional(
         _ test: FetchPredicate.Node, _ then: TypedPredicateTerm, _ otherwise: TypedPredicateTerm
