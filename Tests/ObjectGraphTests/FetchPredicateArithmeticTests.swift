@@ -78,4 +78,27 @@ import Testing
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
         #expect(selective > 300, "only \(selective) predicates select a proper subset")
     }
+
+    /// Arithmetic through relationships, collection operators and subqueries: SQL, the in-memory store and
+    /// evaluation on the objects agree on the predicate graph.
+    @Test func arithmeticThroughRelationshipsAgreesEverywhere() throws {
+        let graph = try FetchPredicateGraphDifferentialTests.graph.get()
+        let formats = [
+            "company.rating * 2 > 1", "tags.@count + friends.@count > 3", "-age < -10", "age / 4 > 2",
+            "SUBQUERY(tags, $t, $t.weight * 2 > 3).@count > 0", "company.founded - age > 1980",
+            "score * score >= age", "manager.age - age > 0", "tags.@sum.weight / tags.@count >= 2",
+            "(age + 1) * (score - 1) != 0", "company.rating / 0 == nil AND age > 7",
+        ]
+        for format in formats {
+            let predicate = try FetchPredicate(format: format)
+            let (sql, store, objects) = try FetchPredicateGraphDifferentialTests.check(graph, "Person", predicate)
+            #expect(sql == store && sql == objects, "\(format): SQL \(sql.count), store \(store.count), objects \(objects.count)")
+            #expect(!sql.isEmpty && sql.count < graph.total("Person"), "\(format) selects \(sql.count)")
+        }
+        #expect("arithmetic on a to-many key path is refused") {
+            try graph.fetch(try FetchPredicate(format: "tags.weight + 1 > 3"), entity: "Person", on: graph.sqlite)
+        } throws: { error in
+            "\(error)".contains("Arithmetic on something that is not a single value")
+        }
+    }
 }

@@ -75,7 +75,7 @@ struct TypedPredicateGenerator {
     // swiftlint:disable:next function_body_length cyclomatic_complexity
     mutating func atom(_ person: Person) -> Part {
         typealias E = PredicateExpressions
-        switch Int.random(in: 0..<24, using: &random) {
+        switch Int.random(in: 0..<26, using: &random) {
         case 0:
             let text = random.pick(Self.strings)
             return Part(
@@ -240,6 +240,32 @@ struct TypedPredicateGenerator {
                     rhs: E.Value(false))
             }
             return Part(expression: expression, format: "ANY tags.name CONTAINS[cd] %@", arguments: [name])
+        case 23:
+            // Arithmetic on stored values: `age! + c op v`.
+            let (operation, symbol) = randomOperator()
+            let addend = random.pick(Self.integers)
+            let value = random.pick(Self.integers)
+            let expression = E.Comparison(
+                lhs: E.Arithmetic(lhs: E.ForcedUnwrap(Self.key(person, \.age)), rhs: E.Value(addend), op: .add),
+                rhs: E.Value(value), op: operation)
+            return Part(expression: expression, format: "age + %@ \(symbol) %@", arguments: [addend, value])
+        case 24:
+            // `(company?.rating ?? 1) * score! op v`, with the fallback's branch kept.
+            let (operation, symbol) = randomOperator()
+            let value = random.pick(Self.doubles)
+            let rating = E.NilCoalesce(
+                lhs: E.OptionalFlatMap(Self.key(person, \.company)) { company in
+                    E.KeyPath(root: company, keyPath: \TypedCompany.rating)
+                },
+                rhs: E.Value(1.0))
+            let expression = E.Comparison(
+                lhs: E.Arithmetic(lhs: rating, rhs: E.ForcedUnwrap(Self.key(person, \.score)), op: .multiply),
+                rhs: E.Value(value), op: operation)
+            return Part(
+                expression: expression,
+                format: "(company.rating != nil AND company.rating * score \(symbol) %@) "
+                    + "OR (company.rating == nil AND 1.0 * score \(symbol) %@)",
+                arguments: [value, value])
         default:
             let text = random.pick(Self.strings.compactMap { $0 })
             let expression = E.Equal(lhs: E.NilCoalesce(lhs: Self.key(person, \.name), rhs: E.Value("")), rhs: E.Value(text))
