@@ -75,7 +75,7 @@ struct TypedPredicateGenerator {
     // swiftlint:disable:next function_body_length cyclomatic_complexity
     mutating func atom(_ person: Person) -> Part {
         typealias E = PredicateExpressions
-        switch Int.random(in: 0..<26, using: &random) {
+        switch Int.random(in: 0..<27, using: &random) {
         case 0:
             let text = random.pick(Self.strings)
             return Part(
@@ -266,6 +266,17 @@ struct TypedPredicateGenerator {
                 format: "(company.rating != nil AND company.rating * score \(symbol) %@) "
                     + "OR (company.rating == nil AND 1.0 * score \(symbol) %@)",
                 arguments: [value, value])
+        case 25:
+            // A closure inside a closure: friends with a tag of that name.
+            let name = random.pick(Self.tagNames)
+            let expression = E.SequenceContainsWhere(Self.key(person, \.friends)) { friend in
+                E.SequenceContainsWhere(E.KeyPath(root: friend, keyPath: \TypedPerson.tags)) { tag in
+                    E.Equal(lhs: E.KeyPath(root: tag, keyPath: \TypedTag.name), rhs: E.Value(name))
+                }
+            }
+            return Part(
+                expression: expression, format: "SUBQUERY(friends, $f, ANY $f.tags.name == %@).@count > 0",
+                arguments: [name])
         default:
             let text = random.pick(Self.strings.compactMap { $0 })
             let expression = E.Equal(lhs: E.NilCoalesce(lhs: Self.key(person, \.name), rhs: E.Value("")), rhs: E.Value(text))

@@ -4,7 +4,7 @@ import Foundation
 // RatioReport: every workload next to its raw SQLite baseline, back to back in one process (memory and cold
 // start in child processes of their own), printing a Markdown table of ratios against the goals.
 //
-//     RatioReport [all|import|fetch|controller|stall|memory|coldstart|remote]...
+//     RatioReport [all|import|fetch|typed|controller|stall|memory|coldstart|remote]...
 //     RatioReport profile import|import-index|import-raw|import-raw-index|fetch-objects|fetch-ids|fetch-count|controller [N]
 //
 // Environment: BENCH_1M=1 adds the 1M-person workloads; REPEAT=n repetitions (median; default 3);
@@ -75,6 +75,7 @@ MainQueue.run {
         let suite = Suite(report: report, count: count, repeats: repeats, millions: millions)
         if sections.contains("import") { try suite.imports() }
         if sections.contains("fetch") { try suite.fetches() }
+        if sections.contains("fetch") || sections.contains("typed") { try suite.typedFetch() }
         if sections.contains("controller") { try suite.controller() }
         if sections.contains("stall") { try suite.stall() }
         if sections.contains("refetch") { try suite.refetch() }
