@@ -18,6 +18,8 @@ import Testing
             ("-(age + 1) * 2 > 3", "((0 - (age + 1)) * 2) > 3"),
             ("score / 2 >= age - -5", "(score / 2) >= (age - -5)"),
             ("tags.@count * 2 > company.founded", "(tags.@count * 2) > company.founded"),
+            ("tags[SIZE] > 2", "tags.@count > 2"),
+            ("company.employees[size] + 1 >= 3", "(company.employees.@count + 1) >= 3"),
         ]
         for (format, printed) in cases {
             let predicate = try FetchPredicate(format: format)

@@ -201,7 +201,26 @@ extension FetchPredicate.Parser {
         var components = components
         try parseKeyPathTail(&components)
         if components.isEmpty { return ifEmpty }
+        if try parseSizeIndex() {
+            // `tags[SIZE]` is Core Data's spelling of `tags.@count`.
+            guard !components.contains(where: { $0.hasPrefix("@") }) else {
+                throw unsupported("[SIZE] after a collection operator is", at: token)
+            }
+            return .collectionOperation(.init(.count, of: .keyPath(components.joined(separator: "."))), location(token))
+        }
         return try keyPathOperand(components, at: token)
+    }
+
+    /// Reads `[SIZE]` when it comes next; other indexes are left for ``checkAfterExpression(_:startingAt:)``
+    /// to refuse.
+    mutating func parseSizeIndex() throws(FetchPredicateError) -> Bool {
+        guard isSymbol(.openBracket), index + 2 < tokens.count, text(of: tokens[index + 1]).uppercased() == "SIZE",
+            case .symbol(.closeBracket) = tokens[index + 2].kind
+        else { return false }
+        advance()
+        advance()
+        advance()
+        return true
     }
 
     /// Appends the keys of `.key.key…` to `components`. After a dot a reserved word is a key (`item.size`).
