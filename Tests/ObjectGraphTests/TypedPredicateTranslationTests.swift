@@ -50,6 +50,16 @@ import Testing
         }
         try Self.same(#Predicate { ($0.age ?? 0) + 1 > 30 }, "age != nil AND age + 1 > 30")
         try Self.same(#Predicate { ($0.age ?? 40) + 1 > 30 }, "(age != nil AND age + 1 > 30) OR age == nil")
+        let terms = ["zo", "ë"]
+        try Self.same(
+            #Predicate { person in terms.allSatisfy { person.name!.localizedStandardContains($0) } },
+            "name CONTAINS[cd] 'zo' AND name CONTAINS[cd] 'ë'")
+        let cities = ["Oslo", "Zürich"]
+        try Self.same(
+            #Predicate { person in cities.contains { person.nickname!.starts(with: $0) } },
+            "nickname BEGINSWITH 'Oslo' OR nickname BEGINSWITH 'Zürich'")
+        let none: [String] = []
+        try Self.same(#Predicate { person in none.contains { person.name! == $0 } }, "FALSEPREDICATE")
         let limit: Int64 = 40
         try Self.same(#Predicate { $0.age! > limit - 1 }, "age > 39")
     }

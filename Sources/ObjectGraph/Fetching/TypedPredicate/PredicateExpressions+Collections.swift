@@ -53,6 +53,11 @@ extension PredicateExpressions.SequenceContains: FetchPredicateExpressionConvert
 extension PredicateExpressions.SequenceContainsWhere: FetchPredicateExpressionConvertible {
     func fetchPredicateTerm(_ translator: TypedPredicateTranslator) throws(TypedPredicateError) -> TypedPredicateTerm {
         let collection = try translator.translate(sequence, "contains(where:)")
+        if case .constant(let values) = collection {
+            // A captured collection: the test for each element, any of them.
+            return .condition(try translator.expand(values, variable: variable.key, body: test, label: "contains(where:) test")
+                .reduce(FetchPredicate.Node.falsePredicate) { $0.or($1) })
+        }
         guard case .toMany(let reference) = collection else {
             throw translator.unsupported(
                 "SequenceContainsWhere", "contains(where:) is translated for to-many relationships")
@@ -68,6 +73,11 @@ extension PredicateExpressions.SequenceContainsWhere: FetchPredicateExpressionCo
 extension PredicateExpressions.SequenceAllSatisfy: FetchPredicateExpressionConvertible {
     func fetchPredicateTerm(_ translator: TypedPredicateTranslator) throws(TypedPredicateError) -> TypedPredicateTerm {
         let collection = try translator.translate(sequence, "allSatisfy")
+        if case .constant(let values) = collection {
+            // A captured collection: the test for each element, all of them.
+            return .condition(try translator.expand(values, variable: variable.key, body: test, label: "allSatisfy test")
+                .reduce(FetchPredicate.Node.truePredicate) { $0.and($1) })
+        }
         guard case .toMany(let reference) = collection else {
             throw translator.unsupported("SequenceAllSatisfy", "allSatisfy is translated for to-many relationships")
         }

@@ -92,6 +92,33 @@ final class TypedPredicateTranslator {
         return (name, try condition(term))
     }
 
+    /// The conditions `body` stands for with `variable` bound to each element of a captured collection in turn
+    /// (`terms.allSatisfy { $0.name.localizedStandardContains(term) }` becomes one condition per term).
+    func expand(
+        _ collection: Any, variable: PredicateExpressions.VariableID, body: Any, label: String
+    ) throws(TypedPredicateError) -> [FetchPredicate.Node] {
+        guard let sequence = collection as? any Sequence else {
+            throw invalidValue(collection, "a captured \(type(of: collection)) is not a collection")
+        }
+        var elements: [Any] = []
+        for element in sequence { elements.append(element) }
+        guard elements.count <= Self.maximumExpandedElements else {
+            throw invalidValue(
+                collection,
+                "a closure over a captured collection is written out once per element; \(elements.count) elements "
+                    + "are more than \(Self.maximumExpandedElements) (use contains(_:) for membership)")
+        }
+        var conditions: [FetchPredicate.Node] = []
+        for element in elements {
+            bind(variable, to: .constant(element))
+            conditions.append(try condition(translate(body, label)))
+        }
+        return conditions
+    }
+
+    /// The most elements a closure over a captured collection is written out for.
+    static let maximumExpandedElements = 1_000
+
     /// A collection operation (`@count`) over a to-many reference, through a subquery when it is filtered.
     func collectionOperand(
         _ function: FetchPredicate.CollectionOperation.Function, of reference: TypedPredicateTerm.ToManyReference
