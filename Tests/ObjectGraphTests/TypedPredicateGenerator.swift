@@ -75,7 +75,7 @@ struct TypedPredicateGenerator {
     // swiftlint:disable:next function_body_length cyclomatic_complexity
     mutating func atom(_ person: Person) -> Part {
         typealias E = PredicateExpressions
-        switch Int.random(in: 0..<27, using: &random) {
+        switch Int.random(in: 0..<28, using: &random) {
         case 0:
             let text = random.pick(Self.strings)
             return Part(
@@ -277,6 +277,14 @@ struct TypedPredicateGenerator {
             return Part(
                 expression: expression, format: "SUBQUERY(friends, $f, ANY $f.tags.name == %@).@count > 0",
                 arguments: [name])
+        case 26:
+            // Search terms: every captured term in the name (no terms: everyone).
+            let terms = (0..<Int.random(in: 0...2, using: &random)).map { _ in random.pick(["zo", "e", "Ø", "ss", "a", "東"]) }
+            let expression = E.SequenceAllSatisfy(E.Value(terms)) { term in
+                E.build_localizedStandardContains(E.ForcedUnwrap(Self.key(person, \.name)), term)
+            }
+            let format = terms.isEmpty ? "TRUEPREDICATE" : terms.map { _ in "name CONTAINS[cd] %@" }.joined(separator: " AND ")
+            return Part(expression: expression, format: format, arguments: terms)
         default:
             let text = random.pick(Self.strings.compactMap { $0 })
             let expression = E.Equal(lhs: E.NilCoalesce(lhs: Self.key(person, \.name), rhs: E.Value("")), rhs: E.Value(text))
