@@ -172,4 +172,25 @@ final class TypedTeam: ManagedObject {
             #expect(try context.count(for: try FetchRequest<TypedMember>(predicate: #Predicate { $0.age >= 50 })) == 0)
         }
     }
+
+    @Test func dictionaryFetchesTakeTypedKeyPaths() throws {
+        let directory = TemporaryDirectory()
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.persistentStoreCoordinator = try Self.stack(.sqlite, in: directory)
+        try context.performAndWait {
+            try Self.populate(context)
+            #expect(try ModelKeyPaths.name(of: \TypedMember.teams) == "teams")
+            #expect(throws: TypedPredicateError.self) { try ModelKeyPaths.name(of: \TypedMember.objectID) }
+            var typed = try FetchRequest<TypedMember>(predicate: #Predicate { $0.age >= 20 }, sortBy: [SortDescriptor(\.city)])
+            typed.propertiesToFetch = [try .keyPath(\TypedMember.city), try .aggregate(.average, \TypedMember.age, as: "mean")]
+            typed.propertiesToGroupBy = [try ModelKeyPaths.name(of: \TypedMember.city)]
+            var twin = FetchRequest<TypedMember>(entityName: "Member", predicate: try FetchPredicate(format: "age >= 20"))
+            twin.sortCriteria = [SortCriterion("city")]
+            twin.propertiesToFetch = ["city", .average("age", as: "mean")]
+            twin.propertiesToGroupBy = ["city"]
+            let rows = try context.fetchDictionaries(typed)
+            let twinRows = try context.fetchDictionaries(twin)
+            #expect(!rows.isEmpty && rows == twinRows)
+        }
+    }
 }
