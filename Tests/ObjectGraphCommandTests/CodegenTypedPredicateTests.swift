@@ -41,6 +41,25 @@ struct CodegenTypedPredicateTests {
                 })
                 _ = try SortCriterion(\\Book.title, comparison: .localizedStandard)
                 _ = try BatchDeleteRequest(predicate: #Predicate<Ebook> { ($0.fileSize ?? 0) > 1_000 })
+                _ = try BatchUpdateRequest(predicate: #Predicate<Book> { $0.pages > 900 }, propertiesToUpdate: ["pages": 900])
+            }
+
+            // The README's other typed uses, over the generated classes.
+            func controllerAndDictionaries(_ context: ManagedObjectContext, ids: [ManagedObjectID], terms: [String]) throws {
+                var request = try FetchRequest<Book>(
+                    predicate: #Predicate { book in
+                        ids.contains(book.objectID) || terms.allSatisfy { book.title!.localizedStandardContains($0) }
+                    },
+                    sortCriteria: [try SortCriterion(\\Book.title, comparison: .caseAndDiacriticInsensitive)])
+                request.propertiesToFetch = [try .keyPath(\\Book.shelf?.name), try .aggregate(.average, \\Book.pages, as: "mean")]
+                request.propertiesToGroupBy = [try ModelKeyPaths.name(of: \\Book.shelf?.name)]
+                request.relationshipKeyPathsForPrefetching = [try ModelKeyPaths.name(of: \\Book.shelf)]
+                let controller = try FetchedResultsController(
+                    fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: \\Book.title)
+                try controller.performFetch()
+                _ = try context.count(for: request)
+                _ = try context.fetchObjectIDs(request)
+                _ = try FetchPredicate(#Predicate<Book> { ($0.pages + 10) * 2 > 100 && $0.shelf?.objectID != nil })
             }
             """, named: "Typed.swift")
         #expect(result.status == 0, """
