@@ -121,6 +121,29 @@ struct Suite {
         }
     }
 
+    /// Workload 2's typed line: a `#Predicate` fetch against its format-string twin (goal: within 5 %).
+    func typedFetch() throws {
+        report.note("== typed #Predicate vs its format-string twin, \(count) people (median of \(max(repeats, 9)))")
+        let file = try StoreFile.filled("people-\(count)", index: .name, count: count)
+        let coordinator = try file.coordinator()
+        let (typedCount, formatCount) = (try TypedFetchWorkload.typed(coordinator), try TypedFetchWorkload.format(coordinator))
+        guard typedCount == formatCount else {
+            throw RawSQLiteError(description: "typed fetch: \(typedCount), format twin \(formatCount)")
+        }
+        var typedTimes: [Double] = []
+        var formatTimes: [Double] = []
+        for _ in 0..<max(repeats, 9) {  // interleaved, so load changes hit both alike
+            formatTimes.append(try Measure.seconds { _ = try TypedFetchWorkload.format(coordinator) })
+            typedTimes.append(try Measure.seconds { _ = try TypedFetchWorkload.typed(coordinator) })
+        }
+        let ratio = Measure.median(typedTimes) / Measure.median(formatTimes)
+        report.add(Line(
+            workload: "2. fetch \(count / 1000)k, objects where age >= 30 && city == \"\(TypedFetchWorkload.city)\", sorted, "
+                + "typed #Predicate (baseline: its format-string twin, not raw)",
+            objectGraph: ms(Measure.median(typedTimes)), raw: ms(Measure.median(formatTimes)),
+            ratio: "\(fixed(ratio))× format time", goal: "≤ 1.05× format", met: ratio <= 1.05))
+    }
+
     // MARK: 3. Controller change processing
 
     func controller() throws {

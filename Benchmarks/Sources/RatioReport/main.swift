@@ -4,8 +4,8 @@ import Foundation
 // RatioReport: every workload next to its raw SQLite baseline, back to back in one process (memory and cold
 // start in child processes of their own), printing a Markdown table of ratios against the goals.
 //
-//     RatioReport [all|import|fetch|controller|stall|memory|coldstart|remote|fileimport]...
-//     RatioReport profile import|import-index|fileimport-json|fileimport-jsonl|fileimport-csv|import-raw|import-raw-index|fetch-objects|fetch-ids|fetch-count|controller [N]
+//     RatioReport [all|import|fetch|typed|controller|stall|memory|coldstart|remote|fileimport]...
+//     RatioReport profile import|import-index|fileimport-json|fileimport-jsonl|fileimport-csv|history-on|history-off|import-raw|import-raw-index|fetch-objects|fetch-ids|fetch-count|controller [N]
 //
 // Environment: BENCH_1M=1 adds the 1M-person workloads; REPEAT=n repetitions (median; default 3);
 // N=people for the 100k workloads (default 100000); BENCH_DIR=folder for the store files; BENCH_ROUNDS=1 prints
@@ -80,6 +80,7 @@ MainQueue.run {
         let suite = Suite(report: report, count: count, repeats: repeats, millions: millions)
         if sections.contains("import") { try suite.imports() }
         if sections.contains("fetch") { try suite.fetches() }
+        if sections.contains("fetch") || sections.contains("typed") { try suite.typedFetch() }
         if sections.contains("controller") { try suite.controller() }
         if sections.contains("stall") { try suite.stall() }
         if sections.contains("refetch") { try suite.refetch() }

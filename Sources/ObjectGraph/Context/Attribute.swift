@@ -39,6 +39,11 @@ public struct Attribute<Value: AttributeValueConvertible>: Sendable {
     ) -> Value {
         get {
             let key = object[keyPath: storageKeyPath].key
+            if ModelKeyPathProbe.isProbing, ModelKeyPathProbe.record(object, key: key, kind: .attribute),
+                let placeholder = ModelKeyPathProbe.placeholder(Value.self)
+            {
+                return placeholder  // a typed predicate is asking which attribute this property is
+            }
             let stored = object.value(forKey: key)
             if let value = Value(attributeValue: stored) { return value }
             if let fallback = Value.valueForNil, stored.isNull { return fallback }

@@ -7,6 +7,7 @@ extension ManagedObject {
     ///
     /// - Precondition: the entity has a to-one relationship named `key`.
     public func relatedObject(forKey key: String) -> ManagedObject? {
+        if ModelKeyPathProbe.isProbing, ModelKeyPathProbe.record(self, key: key, kind: .toOne) { return nil }
         let index = relationshipIndex(key, toMany: false)
         managedObjectContext?.checkQueue("reading \(entity.name).\(key)")
         return loadedToOne(index)
@@ -17,6 +18,7 @@ extension ManagedObject {
     ///
     /// - Precondition: the entity has a to-many relationship named `key`.
     public func relatedObjects(forKey key: String) -> [ManagedObject] {
+        if ModelKeyPathProbe.isProbing, ModelKeyPathProbe.record(self, key: key, kind: .toMany) { return [] }
         let index = relationshipIndex(key, toMany: true)
         managedObjectContext?.checkQueue("reading \(entity.name).\(key)")
         return loadedToMany(index).items

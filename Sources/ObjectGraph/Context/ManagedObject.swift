@@ -145,7 +145,11 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Subclasses override it to add derived keys (Core Data's transient, computed properties), which
     /// sort criteria do not see but a fetched-results controller's section key path does.
     open func value(forKey key: String) -> AttributeValue {
-        guard let index = entity.attributeIndex(named: key) else { return .null }
+        guard let index = entity.attributeIndex(named: key) else {
+            // A typed predicate asking which attribute a hand-written accessor reads (see ModelKeyPathProbe).
+            if ModelKeyPathProbe.isProbing { _ = ModelKeyPathProbe.record(self, key: key, kind: .attribute) }
+            return .null
+        }
         return value(at: index)
     }
 

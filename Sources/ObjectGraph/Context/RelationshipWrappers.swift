@@ -21,7 +21,15 @@ public struct ToOne<Destination: ManagedObject>: Sendable {
         _enclosingInstance object: Owner, wrapped wrappedKeyPath: ReferenceWritableKeyPath<Owner, Destination?>,
         storage storageKeyPath: ReferenceWritableKeyPath<Owner, Self>
     ) -> Destination? {
-        get { object.relatedObject(forKey: object[keyPath: storageKeyPath].key) as? Destination }
+        get {
+            let key = object[keyPath: storageKeyPath].key
+            if ModelKeyPathProbe.isProbing,
+                let standIn = ModelKeyPathProbe.recordToOne(object, key: key, destination: Destination.self)
+            {
+                return standIn  // a typed predicate is asking which relationship this property is
+            }
+            return object.relatedObject(forKey: key) as? Destination
+        }
         set { object.setRelatedObject(newValue, forKey: object[keyPath: storageKeyPath].key) }
     }
 }
@@ -50,7 +58,11 @@ public struct ToMany<Destination: ManagedObject>: Sendable {
         _enclosingInstance object: Owner, wrapped wrappedKeyPath: ReferenceWritableKeyPath<Owner, Set<Destination>>,
         storage storageKeyPath: ReferenceWritableKeyPath<Owner, Self>
     ) -> Set<Destination> {
-        get { Set(object.relatedObjects(forKey: object[keyPath: storageKeyPath].key).compactMap { $0 as? Destination }) }
+        get {
+            let key = object[keyPath: storageKeyPath].key
+            if ModelKeyPathProbe.isProbing, ModelKeyPathProbe.record(object, key: key, kind: .toMany) { return [] }
+            return Set(object.relatedObjects(forKey: key).compactMap { $0 as? Destination })
+        }
         set { object.setRelatedObjects(Array(newValue), forKey: object[keyPath: storageKeyPath].key) }
     }
 }
@@ -75,7 +87,13 @@ public struct OrderedToMany<Destination: ManagedObject>: Sendable {
         _enclosingInstance object: Owner, wrapped wrappedKeyPath: ReferenceWritableKeyPath<Owner, [Destination]>,
         storage storageKeyPath: ReferenceWritableKeyPath<Owner, Self>
     ) -> [Destination] {
-        get { object.relatedObjects(forKey: object[keyPath: storageKeyPath].key).compactMap { $0 as? Destination } }
+        get {
+            let key = object[keyPath: storageKeyPath].key
+            if ModelKeyPathProbe.isProbing, ModelKeyPathProbe.record(object, key: key, kind: .orderedToMany) {
+                return []
+            }
+            return object.relatedObjects(forKey: key).compactMap { $0 as? Destination }
+        }
         set { object.setRelatedObjects(newValue, forKey: object[keyPath: storageKeyPath].key) }
     }
 }

@@ -127,6 +127,21 @@ extension FetchPredicate {
             case .evaluatedObject: KeyPathReader.identity(of: subject)
             case .object(let id): .object(id)
             case .collectionOperation(let operation, _): .value(KeyPathReader.apply(operation, on: subject))
+            case .arithmetic(let arithmetic): arithmeticValue(arithmetic)
+            }
+        }
+
+        /// An arithmetic expression's value: nil unless both sides are single numbers.
+        func arithmeticValue(_ arithmetic: Arithmetic) -> Resolved {
+            let left = resolve(arithmetic.left)
+            let right = resolve(arithmetic.right)
+            switch (left, right) {
+            case (.unresolved, _), (_, .unresolved):
+                return .unresolved
+            case (.value(let a), .value(let b)):
+                return .value(Arithmetic.apply(arithmetic.operation, a, b))
+            default:
+                return .value(.null)
             }
         }
 

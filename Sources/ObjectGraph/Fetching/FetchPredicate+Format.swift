@@ -63,6 +63,9 @@ extension FetchPredicate {
                 return "CAST(\(quoted(id.uriRepresentation.absoluteString)), \"NSManagedObjectID\")"
             case .collectionOperation(let operation, _):
                 return format(operation, element: element)
+            case .arithmetic(let arithmetic):
+                return "(" + format(arithmetic.left, element: element) + " " + arithmetic.operation.rawValue + " "
+                    + format(arithmetic.right, element: element) + ")"
             }
         }
 
@@ -117,6 +120,8 @@ extension FetchPredicate {
             case .collectionOperation(let operation, _):
                 guard case .subquery(let subquery) = operation.source else { return 0 }
                 return 1 + nesting(subquery.predicate)
+            case .arithmetic(let arithmetic):
+                return 1 + max(nesting(arithmetic.left), nesting(arithmetic.right))
             default:
                 return 0
             }

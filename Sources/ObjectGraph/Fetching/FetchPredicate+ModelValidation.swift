@@ -133,6 +133,15 @@ extension FetchPredicate {
                 return .object
             case .value, .variable:
                 return .scalar
+            case .arithmetic(let arithmetic):
+                for side in [arithmetic.left, arithmetic.right] where try shape(of: side, on: entity) != .scalar {
+                    throw FetchPredicateError(
+                        kind: .invalidValue, message: "Arithmetic on something that is not a single value",
+                        offset: side.firstLocation?.offset, format: side.firstLocation?.format,
+                        reason: "+, -, * and / need numbers: attributes through to-one relationships, constants, "
+                            + "@count, @sum, @avg, @min or @max")
+                }
+                return .scalar
             }
         }
 

@@ -40,6 +40,8 @@ extension FetchPredicate {
         /// A value computed from a collection: `employees.@count`, `employees.@sum.salary`,
         /// `SUBQUERY(employees, $e, $e.age > 30).@count`.
         case collectionOperation(CollectionOperation, SourceLocation? = nil)
+        /// Arithmetic on numbers: `age + 1`, `score * 2`, `-age` (written `0 - age`). See ``Arithmetic``.
+        case arithmetic(Arithmetic)
 
         /// Equality ignores source locations.
         public static func == (lhs: Operand, rhs: Operand) -> Bool {
@@ -51,6 +53,7 @@ extension FetchPredicate {
             case (.evaluatedObject, .evaluatedObject): true
             case let (.object(a), .object(b)): a == b
             case let (.collectionOperation(a, _), .collectionOperation(b, _)): a == b
+            case let (.arithmetic(a), .arithmetic(b)): a == b
             default: false
             }
         }
@@ -78,6 +81,9 @@ extension FetchPredicate {
             case .collectionOperation(let operation, _):
                 hasher.combine(6)
                 hasher.combine(operation)
+            case .arithmetic(let arithmetic):
+                hasher.combine(7)
+                hasher.combine(arithmetic)
             }
         }
     }

@@ -230,7 +230,8 @@ extension FetchPredicate {
             let inner = try parseOr(allowingExpression: true)
             try expect(.closeParen, expected: "')'")
             nesting -= 1
-            guard case .expression(let expression) = inner else { return inner }
+            guard case .expression(let grouped) = inner else { return inner }
+            let expression = try continueExpression(after: grouped)
             try checkAfterExpression(expression, startingAt: open)
             return try parseComparison(after: expression, allowingExpression: allowingExpression)
         }

@@ -7,7 +7,7 @@ extension FetchPredicate.Parser {
 
     mutating func parseExpression() throws(FetchPredicateError) -> Operand {
         let startToken = current
-        let expression = try parsePrimaryExpression()
+        let expression = try continueExpression(after: try parsePrimaryExpression())
         try checkAfterExpression(expression, startingAt: startToken)
         return expression
     }
@@ -18,8 +18,8 @@ extension FetchPredicate.Parser {
         switch symbol {
         case .dot:
             throw unsupported("Key paths on values are", at: current)
-        case .plus, .minus, .star, .slash, .power:
-            throw unsupported("Arithmetic is", at: current)
+        case .power:
+            throw unsupported("Exponentiation (**) is", at: current)
         case .openBracket:
             throw unsupported("Indexing ([…]) is", at: current)
         default:
@@ -104,7 +104,11 @@ extension FetchPredicate.Parser {
             advance()
             return .value(.double(-value))
         default:
-            throw unsupported("Arithmetic (unary minus) is", at: minus)
+            // Unary minus of anything else: `0 - operand`, which prints back as such.
+            try enterNesting()
+            let operand = try parsePrimaryExpression()
+            nesting -= 1
+            return .arithmetic(FetchPredicate.Arithmetic(.value(.integer(0)), .subtract, operand))
         }
     }
 
@@ -163,7 +167,26 @@ extension FetchPredicate.Parser {
         var components = components
         try parseKeyPathTail(&components)
         if components.isEmpty { return ifEmpty }
+        if try parseSizeIndex() {
+            // `tags[SIZE]` is Core Data's spelling of `tags.@count`.
+            guard !components.contains(where: { $0.hasPrefix("@") }) else {
+                throw unsupported("[SIZE] after a collection operator is", at: token)
+            }
+            return .collectionOperation(.init(.count, of: .keyPath(components.joined(separator: "."))), location(token))
+        }
         return try keyPathOperand(components, at: token)
+    }
+
+    /// Reads `[SIZE]` when it comes next; other indexes are left for ``checkAfterExpression(_:startingAt:)``
+    /// to refuse.
+    mutating func parseSizeIndex() throws(FetchPredicateError) -> Bool {
+        guard isSymbol(.openBracket), index + 2 < tokens.count, text(of: tokens[index + 1]).uppercased() == "SIZE",
+            case .symbol(.closeBracket) = tokens[index + 2].kind
+        else { return false }
+        advance()
+        advance()
+        advance()
+        return true
     }
 
     /// Appends the keys of `.key.key…` to `components`. After a dot a reserved word is a key (`item.size`).

@@ -322,6 +322,8 @@ extension FetchPredicate {
                 return .column(try collectionValue(operation, in: scope, location: location))
             case .variable(let name, let location):
                 throw FetchPredicateError.unsubstitutedVariable(name, at: location)
+            case .arithmetic(let arithmetic):
+                return try arithmeticOperand(arithmetic, in: scope)
             case .aggregate:
                 // validationProblem() refuses collections in single-value places before we get here.
                 throw FetchPredicateError(kind: .invalidValue, message: "Collection where a single value belongs")

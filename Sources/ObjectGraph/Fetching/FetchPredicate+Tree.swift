@@ -106,6 +106,9 @@ extension FetchPredicate.Operand {
         switch self {
         case .aggregate(let elements):
             for element in elements { element.visit(includingSubqueries: includingSubqueries, body) }
+        case .arithmetic(let arithmetic):
+            arithmetic.left.visit(includingSubqueries: includingSubqueries, body)
+            arithmetic.right.visit(includingSubqueries: includingSubqueries, body)
         case .collectionOperation(let operation, _):
             if includingSubqueries, case .subquery(let subquery) = operation.source {
                 subquery.predicate.visitOperands(includingSubqueries: true, body)
@@ -121,6 +124,10 @@ extension FetchPredicate.Operand {
             return .value(.double(NSDecimalNumber(decimal: decimal).doubleValue))
         case .aggregate(let elements):
             return .aggregate(elements.map { $0.normalized() })
+        case .arithmetic(var arithmetic):
+            arithmetic.left = arithmetic.left.normalized()
+            arithmetic.right = arithmetic.right.normalized()
+            return .arithmetic(arithmetic)
         case .collectionOperation(var operation, let location):
             if case .subquery(var subquery) = operation.source {
                 subquery.predicate = subquery.predicate.normalized()
@@ -150,6 +157,10 @@ extension FetchPredicate.Operand {
                 result.append(try element.substituting(variables, changed: &changed, location: &location))
             }
             return .aggregate(result)
+        case .arithmetic(var arithmetic):
+            arithmetic.left = try arithmetic.left.substituting(variables, changed: &changed, location: &location)
+            arithmetic.right = try arithmetic.right.substituting(variables, changed: &changed, location: &location)
+            return .arithmetic(arithmetic)
         case .collectionOperation(var operation, let operationLocation):
             guard case .subquery(var subquery) = operation.source else { return self }
             let substituted = try subquery.predicate.substituting(variables)
@@ -199,6 +210,8 @@ extension FetchPredicate.Operand {
                 if let location = element.firstLocation { return location }
             }
             return nil
+        case .arithmetic(let arithmetic):
+            return arithmetic.left.firstLocation ?? arithmetic.right.firstLocation
         }
     }
 

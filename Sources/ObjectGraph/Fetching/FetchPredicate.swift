@@ -48,10 +48,14 @@ import Foundation
 /// - Substitution: `%@` a value, an object or a collection (a string is never re-parsed, so quoting is
 ///   automatic), `%K` a key or key path, `%d %i %ld %lld %u %f %lf %g %x …` numbers; specifiers inside quotes
 ///   are left alone; `$NAME` variables are bound later with ``withSubstitutionVariables(_:)``.
+/// - `tags[SIZE]`, Core Data's spelling of `tags.@count`.
+/// - Arithmetic on numbers: `+`, `-`, `*`, `/` and unary minus, `*` and `/` binding tighter, left to right
+///   (`age + 1 > 30`, `(score - 1) * 2 <= tags.@count`); see ``Arithmetic`` for the rules (exact division,
+///   nil for division by zero and for anything that is not a number).
 ///
 /// Not supported (each is reported as a ``FetchPredicateError/Kind/unsupported`` error at its position):
-/// functions (`lowercase(name)`), arithmetic, indexing (`tags[0]`), assignment and other collection
-/// operators (`@distinctUnionOfObjects`).
+/// functions (`lowercase(name)`), `**`, indexing (`tags[0]`, `[FIRST]`, `[LAST]`), assignment and other collection operators
+/// (`@distinctUnionOfObjects`).
 ///
 /// ## Precedence
 ///

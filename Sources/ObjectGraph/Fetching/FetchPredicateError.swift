@@ -17,7 +17,7 @@ public struct FetchPredicateError: Error, Sendable, Hashable, CustomStringConver
         /// unbalanced parenthesis.
         case syntax
         /// The format string uses part of the predicate language this implementation does not support
-        /// (functions, arithmetic, indexing, key paths through two to-many relationships).
+        /// (functions, `**`, indexing, key paths through two to-many relationships).
         case unsupported
         /// A `%` specifier and its argument do not fit: too few or too many arguments, or a value of the
         /// wrong kind (for example a number for `%K`).

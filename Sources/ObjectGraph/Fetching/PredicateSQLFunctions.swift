@@ -21,6 +21,7 @@ import SQLiteStorage
 /// | `objectgraph_number` | value | a number's exact text form for the two below; NULL otherwise |
 /// | `objectgraph_sum` | list | `@sum` of a `group_concat` of numbers (0 for NULL) |
 /// | `objectgraph_avg` | list | `@avg` of a `group_concat` of numbers (NULL for NULL) |
+/// | `objectgraph_arithmetic` | operation, left, right | ``FetchPredicate/Arithmetic`` of two numbers; NULL otherwise |
 /// | `objectgraph_collation_key` | value, variant | ``CollationKey`` of a string as a blob; other values unchanged |
 public enum PredicateSQLFunctions {
     /// The name of the SQL function that removes diacritics but keeps case (`[d]` comparisons).
@@ -35,6 +36,8 @@ public enum PredicateSQLFunctions {
     public static let sumFunctionName = "objectgraph_sum"
     /// The name of the SQL function behind `@avg`.
     public static let averageFunctionName = "objectgraph_avg"
+    /// The name of the SQL function behind `+`, `-`, `*` and `/` (operation code, left, right).
+    public static let arithmeticFunctionName = "objectgraph_arithmetic"
 
     /// Registers every function on `connection`. The store calls this once for each connection it opens,
     /// before running any statement that a predicate or a sort criterion produced.
@@ -53,6 +56,24 @@ public enum PredicateSQLFunctions {
             }
         }
         try registerAffix(on: connection)
+        try connection.registerFunction(name: arithmeticFunctionName, argumentCount: 3, deterministic: true) { arguments in
+            let operations = FetchPredicate.Arithmetic.Operation.allCases
+            guard arguments.count == 3, let code = arguments[0].integerValue, code >= 0, code < operations.count else {
+                return .null
+            }
+            func number(_ value: SQLiteValue) -> AttributeValue {
+                switch value {
+                case .integer(let number): .integer(number)
+                case .real(let number): .double(number)
+                default: .null
+                }
+            }
+            switch FetchPredicate.Arithmetic.apply(operations[Int(code)], number(arguments[1]), number(arguments[2])) {
+            case .integer(let number): return .integer(number)
+            case .double(let number): return .real(number)
+            default: return .null
+            }
+        }
         try registerAggregatesAndCollation(on: connection)
         try connection.registerFunction(name: matchesFunctionName, argumentCount: 3, deterministic: true) { arguments in
             guard arguments.count == 3 else { return .null }
