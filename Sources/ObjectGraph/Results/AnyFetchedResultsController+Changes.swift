@@ -23,6 +23,9 @@ struct ResultsObjectChange {
     var newIndex: Int?
     var oldPath: RowPath?
     var newPath: RowPath?
+    /// Whether only the object's ID changed (temporary to permanent) and nothing else about it: reported to
+    /// those who know results by ID (snapshots, differences), not as an update of its row.
+    var identityOnly = false
 }
 
 extension AnyFetchedResultsController {
@@ -46,6 +49,8 @@ extension AnyFetchedResultsController {
     private struct Replacement {
         let leaving: Leaving
         let entry: ResultsEntry
+        /// Re-placed only because its ID changed (see ``ResultsObjectChange/identityOnly``).
+        var identityOnly = false
     }
 
     /// Applies a context change to the results and reports it.
@@ -59,6 +64,13 @@ extension AnyFetchedResultsController {
         }
         // Results fetched again because the section cache was damaged already hold this change.
         if settleCachedResults() { return }
+        // An event that only says IDs changed: results placed under temporary IDs follow.
+        if change.isEmpty, !change.invalidatedAllObjects {
+            guard untrackedResults == nil, !temporaryPlacements.isEmpty else { return }
+            seenObjectIDGeneration = managedObjectContext.objectIDGeneration
+            applyChanges(deleted: [], changed: [], insertedCount: 0, changedAttributes: [], reporting: true)
+            return
+        }
         if change.invalidatedAllObjects {
             seenObjectIDGeneration = managedObjectContext.objectIDGeneration
             invalidateContent()
@@ -114,7 +126,7 @@ extension AnyFetchedResultsController {
         var updatedInPlace: [Leaving] = []
         var added: [Arrival] = []
         // First, results saved since they were placed take their permanent IDs (or are re-placed).
-        let reidentified = temporaryPlacements.isEmpty ? [] : objectsWithNewPermanentIDs()
+        let reidentified = temporaryPlacements.isEmpty ? [] : objectsWithNewPermanentIDs(reporting: reporting)
 
         var removed: [Leaving] = []
         for object in deleted where tracks(object.entity) {
@@ -127,6 +139,14 @@ extension AnyFetchedResultsController {
         if !relatedPaths.isEmpty {
             for offset in insertedCount..<recordedCount {
                 changed.append(contentsOf: relatedPaths.sources(reaching: changed[offset]))
+            }
+        }
+        // Re-identified results that nothing else in the batch names: only their IDs changed.
+        var identityOnly: Set<ObjectIdentifier> = []
+        if !reidentified.isEmpty {
+            identityOnly = Set(reidentified.map(ObjectIdentifier.init))
+            for (offset, object) in changed.enumerated() where offset < recordedCount || offset >= recordedCount + reidentified.count {
+                identityOnly.remove(ObjectIdentifier(object))
             }
         }
         // The recorded objects are distinct; re-identified objects and those a related change reaches may
@@ -155,7 +175,8 @@ extension AnyFetchedResultsController {
             if placedUnderCurrentID, keysUnchanged || keepsPlace(object, order: order, section: section) {
                 updatedInPlace.append(leaving)
             } else {
-                replaced.append(Replacement(leaving: leaving, entry: makeEntry(for: object)))
+                replaced.append(Replacement(leaving: leaving, entry: makeEntry(for: object),
+                    identityOnly: !identityOnly.isEmpty && identityOnly.contains(ObjectIdentifier(object))))
             }
         }
         guard !(removed.isEmpty && added.isEmpty && replaced.isEmpty && updatedInPlace.isEmpty) else { return }
@@ -231,7 +252,7 @@ extension AnyFetchedResultsController {
                 type: inPlace.contains(offset) ? .update : .move, oldID: place.leaving.placed,
                 newID: place.entry.placed,
                 oldIndex: place.leaving.oldIndex, newIndex: newIndex, oldPath: oldPath(place.leaving.oldIndex),
-                newPath: rowPath(forGlobalIndex: newIndex)))
+                newPath: rowPath(forGlobalIndex: newIndex), identityOnly: place.identityOnly))
         }
         // Objects that neither left nor arrived keep their rank among such objects: the k-th of them now sits
         // after the arrivals whose own rank among them (position minus the arrivals before) is at most k.
@@ -295,46 +316,6 @@ extension AnyFetchedResultsController {
                 return
             }
         }
-    }
-
-    /// Gives results saved since they were placed their permanent IDs, where that keeps their order
-    /// (the others are re-placed with the next change batch). Cheap when no ID changed.
-    func adoptNewObjectIDs() {
-        let generation = managedObjectContext.objectIDGeneration
-        guard generation != seenObjectIDGeneration else { return }
-        seenObjectIDGeneration = generation
-        if !temporaryPlacements.isEmpty { _ = objectsWithNewPermanentIDs() }
-    }
-
-    /// Results saved since they were placed: their temporary IDs became permanent. Those whose order
-    /// is unchanged by the new ID get it in place; the others are returned to be re-placed (and
-    /// reported as moves).
-    private func objectsWithNewPermanentIDs() -> [ManagedObject] {
-        var replace: [ManagedObject] = []
-        // Identity-based differences must see the old ID go and the new one come, so they re-place all.
-        let inPlaceAllowed = !(delegate is any FetchedResultsControllerDifferenceDelegate)
-        for (key, placement) in temporaryPlacements.byObject where placement.object.objectID != placement.id {
-            let newID = placement.object.objectID
-            guard inPlaceAllowed else {
-                replace.append(placement.object)
-                continue
-            }
-            guard let placed = namespaces.existingPlacedID(for: placement.id), let order = placedOrders[placed],
-                let offset = index.position(of: placed, order: order)
-            else { continue }
-            let newOrder = ordering.replacingID(in: order, old: placement.id, new: newID)
-            let newPlaced = namespaces.placedID(for: newID)
-            let fitsBefore = offset == 0 || RowOrdering.compare(index[offset - 1].order, newOrder) < 0
-            let fitsAfter = offset + 1 >= index.count || RowOrdering.compare(newOrder, index[offset + 1].order) < 0
-            if fitsBefore, fitsAfter, index.replaceID(placed, order: order, with: newPlaced, newOrder: newOrder) {
-                placedOrders[placed] = nil
-                placedOrders[newPlaced] = newOrder
-                temporaryPlacements[key] = nil
-            } else {
-                replace.append(placement.object)
-            }
-        }
-        return replace
     }
 
     /// Forgets the results after every object was invalidated (a reset) and tells the delegate to fetch

@@ -52,22 +52,29 @@ extension AnyFetchedResultsController {
         // The changes in reporting order, each read where it is: no copy of a batch's changes.
         let order = Self.reportingOrder(of: changes)
         let ordered = order.lazy.map { changes[$0] }
+        // What rows hear of: not a result that only took a new ID where it was (it is the same object).
+        let rowOrder = changes.contains(where: \.identityOnly)
+            ? order.filter { !(changes[$0].identityOnly && changes[$0].type == .update) } : order
+        let rowsChanged = !rowOrder.isEmpty || !deletedSections.isEmpty || !insertedSections.isEmpty
 
-        if !changeContinuations.withLock({ $0.isEmpty }) {
+        if rowsChanged, !changeContinuations.withLock({ $0.isEmpty }) {
             publish(FetchedResultsChangeSet(
                 sectionChanges: deletedSections.map { .init(name: names[$0.element], index: $0.offset, type: .delete) }
                     + insertedSections.map { .init(name: names[$0.element], index: $0.offset, type: .insert) },
-                objectChanges: ordered.map {
-                    .init(objectID: ($0.type == .delete ? $0.oldID : $0.newID).map(namespaces.id(for:)) ?? $0.object.objectID,
-                        type: $0.type,
-                        indexPath: $0.type == .insert ? nil : $0.oldPath?.indexPath,
-                        newIndexPath: $0.type == .delete ? nil : $0.newPath?.indexPath)
+                objectChanges: rowOrder.map { offset -> FetchedResultsChangeSet.ObjectChange in
+                    let change = changes[offset]
+                    let placed = change.type == .delete ? change.oldID : change.newID
+                    return .init(objectID: placed.map(namespaces.id(for:)) ?? change.object.objectID,
+                        type: change.type,
+                        indexPath: change.type == .insert ? nil : change.oldPath?.indexPath,
+                        newIndexPath: change.type == .delete ? nil : change.newPath?.indexPath)
                 },
                 invalidatesAll: false))
         }
         guard let delegate, delegate.tracksChanges else { return }
         if let snapshotDelegate = delegate as? any FetchedResultsControllerSnapshotDelegate {
-            let reloaded = Array(ordered.filter { $0.type == .update }.compactMap(\.newID).map(namespaces.id(for:)))
+            let reloaded = Array(ordered.filter { $0.type == .update && !$0.identityOnly }.compactMap(\.newID)
+                .map(namespaces.id(for:)))
             snapshotDelegate.controller(self, didChangeContentWith: makeSnapshot(reloaded: reloaded))
             return
         }
@@ -77,6 +84,7 @@ extension AnyFetchedResultsController {
             }
             return
         }
+        guard rowsChanged else { return }
         delegate.controllerWillChangeContent(self)
         for (index, section) in deletedSections {
             let name = names[section]
@@ -88,7 +96,7 @@ extension AnyFetchedResultsController {
         for (index, _) in insertedSections {
             delegate.controller(self, didChange: sectionInfo(at: index), atSectionIndex: index, for: .insert)
         }
-        for offset in order {
+        for offset in rowOrder {
             let type = changes[offset].type
             let oldPath = type == .insert ? nil : changes[offset].oldPath?.indexPath
             let newPath = type == .delete ? nil : changes[offset].newPath?.indexPath

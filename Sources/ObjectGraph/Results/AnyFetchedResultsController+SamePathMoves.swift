@@ -70,7 +70,7 @@ extension AnyFetchedResultsController {
             let change = changes[offset]
             replaced[offset] = ResultsObjectChange(object: change.object, type: type, oldID: change.oldID,
                 newID: change.newID, oldIndex: change.oldIndex, newIndex: change.newIndex,
-                oldPath: change.oldPath, newPath: change.newPath)
+                oldPath: change.oldPath, newPath: change.newPath, identityOnly: change.identityOnly)
         }
         // A mover that passed no kept object simply stays.
         for mover in movers where mover.range == nil { reclassify(mover.offset, as: .update) }
