@@ -18,7 +18,7 @@ final class IdentityLedger {
 
     /// Keeps `object` (and so its registration) alive and follows its IDs.
     func hold(_ object: ManagedObject) {
-        objects.append(object)
+        if idsByObject[ObjectIdentifier(object)] == nil { objects.append(object) }
         refresh()
     }
 
