@@ -3,9 +3,9 @@ import Testing
 @testable import ObjectGraph
 import SectionedChanges
 
-/// The three ways a controller reports a batch: per-change calls, whole snapshots, ID differences.
+/// The ways a controller reports a batch: per-change calls, whole snapshots, ID differences, one changeset.
 enum DelegateKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case classic, snapshot, difference
+    case classic, snapshot, difference, changeset
     var testDescription: String { rawValue }
 }
 
@@ -68,6 +68,15 @@ final class SnapshotCollector: FetchedResultsControllerSnapshotDelegate {
     func controllerWillChangeContent(_ controller: AnyFetchedResultsController) { perChangeCalls += 1 }
 }
 
+final class ChangesetCollector: FetchedResultsControllerChangesetDelegate {
+    var changesets: [SectionedChangeset] = []
+    var perChangeCalls = 0
+    func controller(_ controller: AnyFetchedResultsController, didChangeContentWith changeset: SectionedChangeset) {
+        changesets.append(changeset)
+    }
+    func controllerWillChangeContent(_ controller: AnyFetchedResultsController) { perChangeCalls += 1 }
+}
+
 final class DifferenceCollector: FetchedResultsControllerDifferenceDelegate {
     var differences: [CollectionDifference<ManagedObjectID>] = []
     var perChangeCalls = 0
@@ -88,11 +97,13 @@ final class TiedResultsProbe {
     private let classic = ClassicRecorder()
     private let snapshots = SnapshotCollector()
     private let differences = DifferenceCollector()
+    private let changesets = ChangesetCollector()
     private var rows: [[ManagedObjectID]]
     private var ids: [ManagedObjectID]
     private var seenBatches = 0
     private var seenSnapshots = 0
     private var seenDifferences = 0
+    private var seenChangesets = 0
 
     /// The request: visible items (`flag == YES`) sorted by group alone (or group, then rank), so that items of a
     /// group tie (their IDs order them); sectioned by group except for the difference kind.
@@ -117,6 +128,7 @@ final class TiedResultsProbe {
         case .classic: controller.delegate = classic
         case .snapshot: controller.delegate = snapshots
         case .difference: controller.delegate = differences
+        case .changeset: controller.delegate = changesets
         }
         try controller.performFetch()
         rows = controller.sectionedIDs
@@ -130,11 +142,14 @@ final class TiedResultsProbe {
         case .classic: classic.batches.count
         case .snapshot: snapshots.snapshots.count
         case .difference: differences.differences.count
+        case .changeset: changesets.changesets.count
         }
     }
 
-    /// The last classic batch, if any.
-    var lastBatch: ChangeRecorder.Batch? { classic.batches.last }
+    /// The last batch as a changeset (classic and changeset kinds), if any.
+    var lastChangeset: SectionedChangeset? {
+        kind == .changeset ? changesets.changesets.last : classic.batches.last?.changeset
+    }
 
     /// The results a fresh controller shows now.
     func freshRows() throws -> [[ManagedObjectID]] {
@@ -199,6 +214,26 @@ final class TiedResultsProbe {
                 sourceLocation: sourceLocation)
             #expect(differences.perChangeCalls == 0, sourceLocation: sourceLocation)
             seenDifferences = differences.differences.count
+        case .changeset:
+            let new = changesets.changesets.count - seenChangesets
+            #expect(new <= 1, "\(at): \(new) changesets for one step", sourceLocation: sourceLocation)
+            if new == 1, let changeset = changesets.changesets.last {
+                heard = true
+                #expect(throws: Never.self, "\(at)", sourceLocation: sourceLocation) {
+                    try changeset.validate(oldRowCounts: previous.map(\.count), newRowCounts: fresh.map(\.count))
+                }
+                // (An inserted row's element is whatever is there now: the check is on everything else.)
+                let applied = changeset.applied(to: previous) { path in
+                    path.section < fresh.count && path.row < fresh[path.section].count ? fresh[path.section][path.row] : nil
+                }
+                #expect(applied == fresh, "\(at): applying \(changeset) to \(previous) gives \(String(describing: applied))",
+                    sourceLocation: sourceLocation)
+                #expect(!changeset.isEmpty, "\(at): an empty changeset", sourceLocation: sourceLocation)
+            } else {
+                #expect(previous == fresh, "\(at): rows changed without a changeset", sourceLocation: sourceLocation)
+            }
+            #expect(changesets.perChangeCalls == 0, sourceLocation: sourceLocation)
+            seenChangesets = changesets.changesets.count
         }
         rows = fresh
         return heard

@@ -85,6 +85,12 @@ extension AnyFetchedResultsController {
             return
         }
         guard rowsChanged else { return }
+        if let changesetDelegate = delegate as? any FetchedResultsControllerChangesetDelegate {
+            let changeset = Self.changeset(of: changes, in: rowOrder, deletedSections: deletedSections.map(\.offset),
+                insertedSections: insertedSections.map(\.offset))
+            changesetDelegate.controller(self, didChangeContentWith: changeset)
+            return
+        }
         delegate.controllerWillChangeContent(self)
         for (index, section) in deletedSections {
             let name = names[section]
