@@ -5,8 +5,8 @@ extension AnyFetchedResultsController {
     /// A batch as one ``SectionedChangeset``: the changes at `order` (offsets into `changes`, in reporting
     /// order) and the sections deleted (old indexes) and inserted (new indexes) — what the per-change delegate
     /// calls say, as the value a table view applies.
-    static func changeset(
-        of changes: [ResultsObjectChange], in order: [Int], deletedSections: [Int], insertedSections: [Int]
+    static func changeset<Subject>(
+        of changes: [ResultsRowChange<Subject>], in order: [Int], deletedSections: [Int], insertedSections: [Int]
     ) -> SectionedChangeset {
         var changeset = SectionedChangeset(deletedSections: IndexSet(deletedSections),
             insertedSections: IndexSet(insertedSections))

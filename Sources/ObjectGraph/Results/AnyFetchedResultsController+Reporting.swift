@@ -44,7 +44,7 @@ extension AnyFetchedResultsController {
     }
 
     /// Tells the delegate (in the form it asked for) and the change streams about one batch.
-    func report(_ changes: [ResultsObjectChange], oldRuns: SectionRuns, oldCount: Int) {
+    func report(_ changes: [ResultsRowChange<ManagedObject>], oldRuns: SectionRuns, oldCount: Int) {
         let newSections = Set(runs.sections)
         let oldSections = Set(oldRuns.sections)
         let deletedSections = oldRuns.sections.enumerated().filter { !newSections.contains($0.element) }
@@ -118,7 +118,7 @@ extension AnyFetchedResultsController {
     /// counting, eleven bits of them at a time — a few passes over the batch, where a comparison sort of a
     /// batch of thousands costs several times more. A small batch (one edit is a batch of one) is simply
     /// sorted: clearing the counters would cost more than sorting it.
-    static func reportingOrder(of changes: [ResultsObjectChange]) -> [Int] {
+    static func reportingOrder<Subject>(of changes: [ResultsRowChange<Subject>]) -> [Int] {
         func rank(_ type: FetchedResultsChangeType) -> Int {
             switch type {
             case .delete: 0
@@ -174,7 +174,7 @@ extension AnyFetchedResultsController {
 
     /// The batch as a difference of IDs: removals at old offsets, insertions at new ones, moves (and
     /// objects whose ID changed) as associated pairs.
-    static func difference(of changes: some Sequence<ResultsObjectChange>, namespaces: IDNamespaces)
+    static func difference<Subject>(of changes: some Sequence<ResultsRowChange<Subject>>, namespaces: IDNamespaces)
         -> CollectionDifference<ManagedObjectID>?
     {
         var steps: [CollectionDifference<ManagedObjectID>.Change] = []
