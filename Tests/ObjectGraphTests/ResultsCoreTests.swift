@@ -149,4 +149,99 @@ import SectionedChanges
                 "\(label): applying \(changeset) does not give the new rows")
         }
     }
+
+    /// Results whose IDs change take them in place, run by run, exactly where that keeps the whole order sorted
+    /// (brute force: the run's new order bytes put in the old sequence); the others are left, and re-placing
+    /// them as a batch gives the model's order with changes that apply by UIKit's rules.
+    @Test(arguments: 1...100)
+    func newIDsAreTakenInPlaceExactlyWhereTheyKeepTheOrder(seed: UInt64) throws {
+        var rng = SeededRandom(seed: seed)
+        var items: [Int: Item] = [:]
+        for token in 0..<Int.random(in: 1..<30, using: &rng) {
+            items[token] = Item(section: Int32.random(in: 0..<3, using: &rng), key: UInt8.random(in: 0..<2, using: &rng),
+                temporary: rng.chance(0.7), idKey: Int64(token + 1))
+        }
+        let before = items.values.sorted { RowOrdering.compare($0.order, $1.order) < 0 }
+        var core = ResultsCore(index: ResultsIndex(sorted: before.map(\.entry)), runs: SectionRuns(of: before.map(\.entry)))
+        let tokenByPlaced = Dictionary(uniqueKeysWithValues: items.map { ($0.value.placed, $0.key) })
+        // Some temporary IDs become permanent: keys handed out in order of position (as a save does) or not.
+        let inOrder = rng.chance(0.5)
+        var nextKey: Int64 = 1_000
+        var newIDs: [ResultsCore.NewID] = []
+        var tokens: [Int] = []
+        for (position, old) in before.enumerated() where old.temporary && rng.chance(0.5) {
+            guard let token = tokenByPlaced[old.placed] else { continue }
+            var new = old
+            new.temporary = false
+            new.idKey = inOrder ? nextKey : Int64.random(in: 1_000..<2_000, using: &rng) * 100 + Int64(token)
+            nextKey += 1
+            items[token] = new
+            tokens.append(token)
+            newIDs.append(.init(position: position, placed: old.placed, order: old.order, newPlaced: new.placed,
+                newOrder: new.order))
+        }
+        newIDs.shuffle(using: &rng)
+        tokens = newIDs.map { tokenByPlaced[$0.placed] ?? -1 }
+        let left = Set(core.adoptInPlace(newIDs))
+
+        // Brute force: each maximal run of adjacent changed positions is taken in place exactly when its new
+        // order bytes, put in place of the old ones, leave the whole sequence sorted.
+        let changedAt = Dictionary(uniqueKeysWithValues: newIDs.enumerated().map { ($1.position, $0) })
+        var position = 0
+        while position < before.count {
+            guard changedAt[position] != nil else {
+                position += 1
+                continue
+            }
+            var run: [Int] = []
+            while let offset = changedAt[position] {
+                run.append(offset)
+                position += 1
+            }
+            var orders = before.map(\.order)
+            for offset in run { orders[newIDs[offset].position] = newIDs[offset].newOrder }
+            let sorted = zip(orders, orders.dropFirst()).allSatisfy { RowOrdering.compare($0, $1) < 0 }
+            for offset in run {
+                #expect(left.contains(offset) == !sorted, "seed \(seed): run at \(run.map { newIDs[$0].position })")
+            }
+        }
+        // In place: the index stays sorted, adopted results where they were under their new IDs.
+        let entries = core.index.allEntries
+        #expect(zip(entries, entries.dropFirst()).allSatisfy { RowOrdering.compare($0.order, $1.order) < 0 })
+        for (offset, newID) in newIDs.enumerated() {
+            #expect(entries[newID.position].placed == (left.contains(offset) ? newID.placed : newID.newPlaced))
+        }
+        // The others re-placed as a batch: the model's order, and changes that apply.
+        // (The rows as the index holds them now, by token: adopted results under their new IDs, the others not.)
+        var anyTokenByPlaced = tokenByPlaced
+        for (token, item) in items { anyTokenByPlaced[item.placed] = token }
+        var oldRows: [[Int]] = []
+        var lastSection: Int32?
+        for entry in entries {
+            if entry.section != lastSection { oldRows.append([]) }
+            oldRows[oldRows.count - 1].append(anyTokenByPlaced[entry.placed] ?? -1)
+            lastSection = entry.section
+        }
+        var batch = ResultsBatch<Int>()
+        for offset in left {
+            let newID = newIDs[offset]
+            let section = entries[newID.position].section
+            guard let item = items[tokens[offset]] else { continue }
+            batch.replaced.append(.init(leaving: .init(subject: tokens[offset], placed: newID.placed, section: section,
+                oldIndex: newID.position), entry: item.entry, identityOnly: true))
+        }
+        let tokenNow = Dictionary(uniqueKeysWithValues: items.map { ($0.value.placed, $0.key) })
+        let change = core.apply(batch, reporting: true) { tokenNow[$0] }
+        let newRows = Self.rows(items)
+        #expect(core.index.allEntries.map(\.placed) == newRows.flatMap { $0 }.compactMap { items[$0]?.placed })
+        if let change {
+            let changeset = AnyFetchedResultsController.changeset(of: change.changes,
+                in: AnyFetchedResultsController.reportingOrder(of: change.changes), deletedSections: [],
+                insertedSections: [])
+            #expect(changeset.applied(to: oldRows) { _ in nil } == newRows, "seed \(seed): \(changeset)")
+            #expect(change.changes.allSatisfy { $0.type == .move || ($0.type == .update && $0.identityOnly) })
+        } else {
+            #expect(left.isEmpty)
+        }
+    }
 }
