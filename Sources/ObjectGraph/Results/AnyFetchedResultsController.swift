@@ -69,12 +69,6 @@ open class AnyFetchedResultsController {
     #if DEBUG
     /// The results' placement as a value: their index, section runs and placed orders (see ``ResultsCore``).
     var core = ResultsCore()
-    /// The results' IDs in order when they were fetched without change tracking (see
-    /// ``fetchUntracked(entity:model:)``); nil when ``index`` holds them.
-    var untrackedResults: [PlacedID]?
-    /// Results from a section cache whose body is still being read on another thread: the first screen is
-    /// shown from their head.
-    var pendingCachedResults: PendingCachedResults?
     /// The section names, interned: entries and runs hold their numbers.
     var names = SectionNames()
     /// The compact IDs of the results (``PlacedID``) and what their namespaces stand for.
@@ -88,10 +82,6 @@ open class AnyFetchedResultsController {
     #else
     /// The results' placement as a value: their index, section runs and placed orders (see ``ResultsCore``).
     @exclusivity(unchecked) var core = ResultsCore()
-    /// The results' IDs in order when fetched without change tracking; nil when ``index`` holds them.
-    @exclusivity(unchecked) var untrackedResults: [PlacedID]?
-    /// Results from a section cache whose body is still being read on another thread.
-    @exclusivity(unchecked) var pendingCachedResults: PendingCachedResults?
     /// The section names, interned: entries and runs hold their numbers.
     @exclusivity(unchecked) var names = SectionNames()
     /// The compact IDs of the results (``PlacedID``) and what their namespaces stand for.
@@ -114,6 +104,37 @@ open class AnyFetchedResultsController {
         get { core.runs }
         set { core.runs = newValue }
         _modify { yield &core.runs }
+    }
+    /// The results' IDs in order when they were fetched without change tracking (see
+    /// ``fetchUntracked(entity:model:)``); nil when ``index`` holds them. (One of the forms of ``core``:
+    /// setting it switches to that form, setting nil leaves it.)
+    var untrackedResults: [PlacedID]? {
+        get {
+            if case .untracked(let ids) = core.form { return ids }
+            return nil
+        }
+        set {
+            if let newValue {
+                core.form = .untracked(newValue)
+            } else if case .untracked = core.form {
+                core.form = .indexed
+            }
+        }
+    }
+    /// Results from a section cache whose body is still being read on another thread: the first screen is
+    /// shown from their head. (One of the forms of ``core``, as ``untrackedResults`` is.)
+    var pendingCachedResults: PendingCachedResults? {
+        get {
+            if case .readingCache(let pending) = core.form { return pending }
+            return nil
+        }
+        set {
+            if let newValue {
+                core.form = .readingCache(newValue)
+            } else if case .readingCache = core.form {
+                core.form = .indexed
+            }
+        }
     }
     /// ``placedOrders`` once built; nil until then.
     var placedOrdersStorage: PlacedOrders? {

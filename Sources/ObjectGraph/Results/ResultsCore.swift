@@ -8,7 +8,25 @@
 /// move to its own index path). It knows nothing of contexts or objects: each change carries the subject
 /// the batch gave it (the controller's objects; any value in tests).
 struct ResultsCore {
-    /// The results in order.
+    /// The forms the results take, one at a time.
+    enum Form {
+        /// In ``index``, with their places: tracked (the usual form).
+        case indexed
+        /// Their IDs in order, nothing more (fetched with nothing tracking them); ``index`` is empty.
+        case untracked([PlacedID])
+        /// From a section cache whose body is still being read on another thread: its head, and the read;
+        /// ``index`` is empty until the body joins it.
+        case readingCache(PendingCachedResults)
+    }
+
+    /// Which form the results are in.
+    var form = Form.indexed
+    /// Whether the results come from a section cache still being read (a check without copying its head).
+    var isReadingCache: Bool {
+        if case .readingCache = form { return true }
+        return false
+    }
+    /// The results in order (in the ``Form/indexed`` form).
     var index = ResultsIndex()
     /// Where each section's results start and how many there are.
     var runs = SectionRuns()
