@@ -15,13 +15,18 @@ import SectionedChanges
         let store: StoreKind
         let batchSize: Int
         let byRank: Bool
+        /// The controllers' context is a child of a root context: its saves push into the parent, whose saves
+        /// give the pushed objects the permanent IDs that reach the child.
+        var child = false
         var testDescription: String {
             "\(store.rawValue), batch size \(batchSize), \(byRank ? "group and rank" : "group alone")"
+                + (child ? ", in a child context" : "")
         }
     }
 
     static let setups: [Setup] = [StoreKind.sqlite, .inMemory].flatMap { store in
         [0, 3].flatMap { batchSize in [false, true].map { Setup(store: store, batchSize: batchSize, byRank: $0) } }
+            + [0, 3].map { Setup(store: store, batchSize: $0, byRank: false, child: true) }
     }
 
     @Test(arguments: setups)
@@ -45,7 +50,8 @@ import SectionedChanges
     private func run(_ setup: Setup, seed: UInt64, rounds: Int) throws -> Int {
         var rng = SeededRandom(seed: seed)
         let stack = try TestStack(setup.store)
-        let view = stack.context(name: "view")
+        let parent = stack.context(name: "parent")
+        let view = setup.child ? child(of: parent, name: "view") : stack.context(name: "view")
         let background = stack.context(name: "background")
         let ledger = IdentityLedger()
         try background.performAndWait {
@@ -68,6 +74,15 @@ import SectionedChanges
         for round in 0..<rounds {
             let choice = Int.random(in: 0..<7, using: &rng)
             let step = "round \(round), step \(choice)"
+            if choice == 6, setup.child {
+                // The parent saves what the child pushed: permanent IDs reach the child.
+                try parent.performAndWait { try parent.save() }
+                try view.performAndWait {
+                    view.processPendingChanges()
+                    try check(step + " (the parent saved)")
+                }
+                continue
+            }
             if choice == 6 {
                 // A background context saves tied objects; the view merges them.
                 let save = try background.performAndWait { () throws -> ContextDidSave? in
