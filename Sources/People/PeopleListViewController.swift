@@ -3,9 +3,9 @@ import ObjectGraph
 import SectionedChanges
 import TerminalTableView
 
-/// The person list: a fetched-results controller's delegate and a table view's data source, exactly the
-/// seeds' `UITableViewController` pattern — every batch of changes the controller reports is replayed
-/// into the table between `beginUpdates()` and `endUpdates()`.
+/// The person list: a fetched-results controller's delegate and a table view's data source, the seeds'
+/// `UITableViewController` pattern — every batch of changes the controller reports arrives as one
+/// `SectionedChangeset`, which the table applies as it is.
 @MainActor
 public final class PeopleListViewController {
     /// The table the list is drawn in.
@@ -33,7 +33,6 @@ public final class PeopleListViewController {
     let context: ManagedObjectContext
     /// Where the list keeps its controllers' section caches; nil for none.
     let sectionCacheDirectory: URL?
-    private var updateStarted: ContinuousClock.Instant?
 
     /// Creates the list on `context` (a main-queue context). With `sectionCacheDirectory`, the unfiltered list
     /// of each section mode keeps a section cache there (see ``AnyFetchedResultsController/cacheName``), so a
@@ -194,41 +193,21 @@ public final class PeopleListViewController {
     }
 }
 
-// MARK: - Fetched-results controller delegate: replay each batch into the table.
+// MARK: - Fetched-results controller delegate: each batch into the table as one changeset.
 
-extension PeopleListViewController: FetchedResultsControllerDelegate {
-    public nonisolated func controllerWillChangeContent(_ controller: AnyFetchedResultsController) {
-        MainActor.assumeIsolated {
-            updateStarted = timeSource.now
-            tableView.beginUpdates()
-        }
-    }
-
+extension PeopleListViewController: FetchedResultsControllerChangesetDelegate {
+    /// The controller's batch is the table's batch: applied as it comes, with nothing re-assembled.
     public nonisolated func controller(
-        _ controller: AnyFetchedResultsController, didChange sectionInfo: FetchedResultsSectionInfo,
-        atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType
+        _ controller: AnyFetchedResultsController, didChangeContentWith changeset: SectionedChangeset
     ) {
         MainActor.assumeIsolated {
-            switch type {
-            case .insert: tableView.insertSections([sectionIndex])
-            case .delete: tableView.deleteSections([sectionIndex])
-            case .move, .update: break
+            let started = timeSource.now
+            tableView.applyChanges(changeset)
+            if tableView.indexPathForSelectedRow == nil, tableView.numberOfRows > 0 {
+                _ = tableView.selectRow(at: IndexPath(row: 0, section: 0))
             }
-        }
-    }
-
-    public nonisolated func controller(
-        _ controller: AnyFetchedResultsController, didChange anObject: ManagedObject, at indexPath: IndexPath?,
-        for type: FetchedResultsChangeType, newIndexPath: IndexPath?
-    ) {
-        MainActor.assumeIsolated {
-            switch (type, indexPath, newIndexPath) {
-            case (.insert, _, let new?): tableView.insertRows(at: [new])
-            case (.delete, let old?, _): tableView.deleteRows(at: [old])
-            case (.move, let old?, let new?): tableView.moveRow(at: old, to: new)
-            case (.update, let old?, _): tableView.reloadRows(at: [old])
-            default: break
-            }
+            lastUpdateDuration = timeSource.now - started
+            onChange?()
         }
     }
 
@@ -237,18 +216,6 @@ extension PeopleListViewController: FetchedResultsControllerDelegate {
         _ controller: AnyFetchedResultsController, sectionIndexTitleForSectionName sectionName: String
     ) -> String? {
         MainActor.assumeIsolated { sectionMode.indexTitle(forSectionName: sectionName) }
-    }
-
-    public nonisolated func controllerDidChangeContent(_ controller: AnyFetchedResultsController) {
-        MainActor.assumeIsolated {
-            tableView.endUpdates()
-            if tableView.indexPathForSelectedRow == nil, tableView.numberOfRows > 0 {
-                _ = tableView.selectRow(at: IndexPath(row: 0, section: 0))
-            }
-            if let started = updateStarted { lastUpdateDuration = timeSource.now - started }
-            updateStarted = nil
-            onChange?()
-        }
     }
 }
 

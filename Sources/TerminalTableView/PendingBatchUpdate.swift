@@ -12,6 +12,16 @@ struct PendingBatchUpdate: Sendable {
     var deletedSections: [Int] = []
     var reloadedSections: [Int] = []
 
+    /// Adds the changes of a whole batch (``TableView/applyChanges(_:)`` inside an open batch).
+    mutating func append(_ changeset: SectionedChangeset) {
+        insertedRows += changeset.insertedRows
+        deletedRows += changeset.deletedRows
+        reloadedRows += changeset.updatedRows.map(\.from)
+        movedRows += changeset.movedRows
+        insertedSections += changeset.insertedSections
+        deletedSections += changeset.deletedSections
+    }
+
     /// The changeset for a table that had `oldSectionCount` sections, and where each reloaded section
     /// (old index) is after the batch.
     ///

@@ -25,13 +25,38 @@ extension TableView {
         do {
             try commitPendingUpdates()
         } catch {
-            switch configuration.invalidUpdatePolicy {
-            case .trap:
-                // fatalError rather than preconditionFailure: the message must survive -O builds.
-                fatalError(error.description)
-            case .reloadData:
-                reloadData()
-            }
+            handleInvalidUpdate(error)
+        }
+    }
+
+    /// Applies a whole batch given as one ``SectionedChangeset`` — for example the one a fetched-results
+    /// controller hands a changeset delegate — as ``beginUpdates()``, the same changes one by one, and
+    /// ``endUpdates()`` would, without recording them one by one: checked by UIKit's rules against the data
+    /// source's new counts (a batch that breaks them is handled as ``endUpdates()`` handles one), then
+    /// applied. Inside an open batch, its changes join that batch.
+    public func applyChanges(_ changeset: SectionedChangeset) {
+        guard updateDepth == 0 else {
+            pending.append(changeset)
+            return
+        }
+        let shape = readShape()
+        do {
+            try changeset.validate(oldRowCounts: layout.rowCounts, newRowCounts: shape.rowCounts)
+        } catch {
+            handleInvalidUpdate(error)
+            return
+        }
+        apply(changeset, reloadedSections: [:], newShape: shape)
+    }
+
+    /// A batch that broke UIKit's rules: trap with the message, or reload, as the configuration says.
+    private func handleInvalidUpdate(_ error: BatchUpdateError) {
+        switch configuration.invalidUpdatePolicy {
+        case .trap:
+            // fatalError rather than preconditionFailure: the message must survive -O builds.
+            fatalError(error.description)
+        case .reloadData:
+            reloadData()
         }
     }
 

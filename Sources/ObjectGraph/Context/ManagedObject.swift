@@ -26,7 +26,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         set {
             let changed = identity != newValue
             identity = newValue
-            if changed { managedObjectContext?.objectIDGeneration &+= 1 }
+            if changed { managedObjectContext?.objectIDDidChange() }
         }
     }
     // (Read on every value access and only ever assigned whole: no exclusivity check, in any build.)

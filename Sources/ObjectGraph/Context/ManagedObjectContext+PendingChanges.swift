@@ -24,6 +24,11 @@ struct PendingChanges {
     /// How many objects are recorded under each kind, by ``Kind/rawValue``.
     private var counts: (Int, Int, Int, Int) = (0, 0, 0, 0)
     var invalidatedAll = false
+    /// Whether registered objects' IDs changed (temporary to permanent: a save, `obtainPermanentIDs`, a
+    /// parent's permanent IDs reaching a child) since the last event: the event then tells the observers that
+    /// follow IDs (fetched-results controllers), even when nothing else changed. Not part of ``isEmpty``: an
+    /// event that carries only this is not posted to other observers.
+    var objectIDsChanged = false
 
     var isEmpty: Bool {
         count(of: .inserted) + count(of: .updated) + count(of: .deleted) + count(of: .refreshed) == 0 && !invalidatedAll
@@ -100,9 +105,28 @@ extension ManagedObjectContext {
         checkQueue("processPendingChanges()")
         defer { undoEventDidEnd() }
         isProcessingScheduled = false
-        guard !pending.isEmpty else { return }
+        guard !pending.isEmpty || pending.objectIDsChanged else { return }
         let changes = pending
         pending = PendingChanges()
+        notifyObjectsDidChange(ObjectsDidChange(changes))
+    }
+
+    /// Called when a registered object's ID changed: the next event says so (see
+    /// ``PendingChanges/objectIDsChanged``), and is due at the end of this turn of the queue.
+    func objectIDDidChange() {
+        objectIDGeneration &+= 1
+        pending.objectIDsChanged = true
+        scheduleProcessing()
+    }
+
+    /// Tells the observers that follow object IDs, now, that IDs changed (if they did since the last event),
+    /// leaving any other pending change for the next event: a save ends with it, so that fetched-results
+    /// controllers hold the saved objects' permanent IDs (and report a reordering) when `save()` returns.
+    func deliverObjectIDChanges() {
+        guard pending.objectIDsChanged else { return }
+        pending.objectIDsChanged = false
+        var changes = PendingChanges()
+        changes.objectIDsChanged = true
         notifyObjectsDidChange(ObjectsDidChange(changes))
     }
 

@@ -21,6 +21,8 @@ extension ManagedObjectContext {
     /// - Throws: ``ObjectGraphError/validation(_:)``, ``ObjectGraphError/mergeConflicts(_:)``, or a store error.
     public func save() throws(ObjectGraphError) {
         let saved = try writeChanges()
+        // Controllers take the saved objects' permanent IDs before `save()` returns.
+        deliverObjectIDChanges()
         // (After `writeChanges` returned: its arrays of the saved objects no longer hold them.)
         releaseUnreferencedObjects(saved)
     }

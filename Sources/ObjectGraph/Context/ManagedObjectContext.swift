@@ -125,7 +125,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         didSet { undoManagerDidChange(from: oldValue) }
     }
 
-    private let objectsDidChangeObservers = ObserverList<(ObjectsDidChange) -> Void>()
+    private let objectsDidChangeObservers =
+        ObserverList<(handler: (ObjectsDidChange) -> Void, followsObjectIDs: Bool)>()
     private let didSaveObservers = Locked<[UInt64: @Sendable (ContextDidSave) -> Void]>([:])
     private let willSaveObservers = ObserverList<() -> Void>()
     /// Told about saves that reached this context as a parent store: its own saves and its children's pushes.
@@ -347,8 +348,16 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// Observes this context's ``ObjectsDidChange``, delivered on the context's queue.
     public func addObjectsDidChangeObserver(_ handler: @escaping (ObjectsDidChange) -> Void) -> ObservationToken {
+        addObjectsDidChangeObserver(followingObjectIDs: false, handler)
+    }
+
+    /// Observes this context's ``ObjectsDidChange``; when `followingObjectIDs`, also the events that only say
+    /// that registered objects' IDs changed (see ``PendingChanges/objectIDsChanged``).
+    func addObjectsDidChangeObserver(
+        followingObjectIDs: Bool, _ handler: @escaping (ObjectsDidChange) -> Void
+    ) -> ObservationToken {
         let id = nextObserverID.add(1, ordering: .relaxed).newValue
-        objectsDidChangeObservers.add(id, handler)
+        objectsDidChangeObservers.add(id, (handler, followingObjectIDs))
         return ObservationToken { [weak self] in self?.objectsDidChangeObservers.remove(id) }
     }
 
@@ -361,7 +370,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     func notifyObjectsDidChange(_ change: ObjectsDidChange) {
         let handlers = objectsDidChangeObservers.handlers
-        for handler in handlers { handler(change) }
+        // (An event that only says IDs changed goes to those that follow IDs.)
+        let onlyObjectIDs = change.isEmpty && change.recorded.changes.objectIDsChanged
+        for observer in handlers where !onlyObjectIDs || observer.followsObjectIDs { observer.handler(change) }
     }
 
     /// Observes this context's saves just before they start (Core Data's `NSManagedObjectContextWillSave`),

@@ -146,7 +146,8 @@ extension AnyFetchedResultsController {
         }
         seenObjectIDGeneration = managedObjectContext.objectIDGeneration
         if observation == nil {
-            observation = managedObjectContext.addObjectsDidChangeObserver { [weak self] change in
+            observation = managedObjectContext.addObjectsDidChangeObserver(followingObjectIDs: true) {
+                [weak self] change in
                 self?.contextDidChange(change)
             }
         }

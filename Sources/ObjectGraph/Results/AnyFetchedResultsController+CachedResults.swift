@@ -43,7 +43,7 @@ extension AnyFetchedResultsController {
     /// - Returns: whether the results were fetched again.
     @discardableResult
     func settleCachedResults() -> Bool {
-        guard let pending = pendingCachedResults else { return false }
+        guard core.isReadingCache, let pending = pendingCachedResults else { return false }
         pendingCachedResults = nil
         switch pending.tail.wait() {
         case .complete(let results):

@@ -43,7 +43,8 @@ extension AnyFetchedResultsController {
         hasFetched = true
         missedChanges = false
         if observation == nil {
-            observation = managedObjectContext.addObjectsDidChangeObserver { [weak self] change in
+            observation = managedObjectContext.addObjectsDidChangeObserver(followingObjectIDs: true) {
+                [weak self] change in
                 self?.contextDidChange(change)
             }
         }

@@ -44,7 +44,7 @@ extension AnyFetchedResultsController {
     }
 
     /// Tells the delegate (in the form it asked for) and the change streams about one batch.
-    func report(_ changes: [ResultsObjectChange], oldRuns: SectionRuns, oldCount: Int) {
+    func report(_ changes: [ResultsRowChange<ManagedObject>], oldRuns: SectionRuns, oldCount: Int) {
         let newSections = Set(runs.sections)
         let oldSections = Set(oldRuns.sections)
         let deletedSections = oldRuns.sections.enumerated().filter { !newSections.contains($0.element) }
@@ -52,22 +52,29 @@ extension AnyFetchedResultsController {
         // The changes in reporting order, each read where it is: no copy of a batch's changes.
         let order = Self.reportingOrder(of: changes)
         let ordered = order.lazy.map { changes[$0] }
+        // What rows hear of: not a result that only took a new ID where it was (it is the same object).
+        let rowOrder = changes.contains(where: \.identityOnly)
+            ? order.filter { !(changes[$0].identityOnly && changes[$0].type == .update) } : order
+        let rowsChanged = !rowOrder.isEmpty || !deletedSections.isEmpty || !insertedSections.isEmpty
 
-        if !changeContinuations.withLock({ $0.isEmpty }) {
+        if rowsChanged, !changeContinuations.withLock({ $0.isEmpty }) {
             publish(FetchedResultsChangeSet(
                 sectionChanges: deletedSections.map { .init(name: names[$0.element], index: $0.offset, type: .delete) }
                     + insertedSections.map { .init(name: names[$0.element], index: $0.offset, type: .insert) },
-                objectChanges: ordered.map {
-                    .init(objectID: ($0.type == .delete ? $0.oldID : $0.newID).map(namespaces.id(for:)) ?? $0.object.objectID,
-                        type: $0.type,
-                        indexPath: $0.type == .insert ? nil : $0.oldPath?.indexPath,
-                        newIndexPath: $0.type == .delete ? nil : $0.newPath?.indexPath)
+                objectChanges: rowOrder.map { offset -> FetchedResultsChangeSet.ObjectChange in
+                    let change = changes[offset]
+                    let placed = change.type == .delete ? change.oldID : change.newID
+                    return .init(objectID: placed.map(namespaces.id(for:)) ?? change.object.objectID,
+                        type: change.type,
+                        indexPath: change.type == .insert ? nil : change.oldPath?.indexPath,
+                        newIndexPath: change.type == .delete ? nil : change.newPath?.indexPath)
                 },
                 invalidatesAll: false))
         }
         guard let delegate, delegate.tracksChanges else { return }
         if let snapshotDelegate = delegate as? any FetchedResultsControllerSnapshotDelegate {
-            let reloaded = Array(ordered.filter { $0.type == .update }.compactMap(\.newID).map(namespaces.id(for:)))
+            let reloaded = Array(ordered.filter { $0.type == .update && !$0.identityOnly }.compactMap(\.newID)
+                .map(namespaces.id(for:)))
             snapshotDelegate.controller(self, didChangeContentWith: makeSnapshot(reloaded: reloaded))
             return
         }
@@ -75,6 +82,13 @@ extension AnyFetchedResultsController {
             if let difference = Self.difference(of: ordered, namespaces: namespaces) {
                 differenceDelegate.controller(self, didChangeContentWith: difference)
             }
+            return
+        }
+        guard rowsChanged else { return }
+        if let changesetDelegate = delegate as? any FetchedResultsControllerChangesetDelegate {
+            let changeset = Self.changeset(of: changes, in: rowOrder, deletedSections: deletedSections.map(\.offset),
+                insertedSections: insertedSections.map(\.offset))
+            changesetDelegate.controller(self, didChangeContentWith: changeset)
             return
         }
         delegate.controllerWillChangeContent(self)
@@ -88,7 +102,7 @@ extension AnyFetchedResultsController {
         for (index, _) in insertedSections {
             delegate.controller(self, didChange: sectionInfo(at: index), atSectionIndex: index, for: .insert)
         }
-        for offset in order {
+        for offset in rowOrder {
             let type = changes[offset].type
             let oldPath = type == .insert ? nil : changes[offset].oldPath?.indexPath
             let newPath = type == .delete ? nil : changes[offset].newPath?.indexPath
@@ -104,7 +118,7 @@ extension AnyFetchedResultsController {
     /// counting, eleven bits of them at a time — a few passes over the batch, where a comparison sort of a
     /// batch of thousands costs several times more. A small batch (one edit is a batch of one) is simply
     /// sorted: clearing the counters would cost more than sorting it.
-    static func reportingOrder(of changes: [ResultsObjectChange]) -> [Int] {
+    static func reportingOrder<Subject>(of changes: [ResultsRowChange<Subject>]) -> [Int] {
         func rank(_ type: FetchedResultsChangeType) -> Int {
             switch type {
             case .delete: 0
@@ -160,7 +174,7 @@ extension AnyFetchedResultsController {
 
     /// The batch as a difference of IDs: removals at old offsets, insertions at new ones, moves (and
     /// objects whose ID changed) as associated pairs.
-    static func difference(of changes: some Sequence<ResultsObjectChange>, namespaces: IDNamespaces)
+    static func difference<Subject>(of changes: some Sequence<ResultsRowChange<Subject>>, namespaces: IDNamespaces)
         -> CollectionDifference<ManagedObjectID>?
     {
         var steps: [CollectionDifference<ManagedObjectID>.Change] = []

@@ -90,7 +90,7 @@ extension AnyFetchedResultsController {
         seenObjectIDGeneration = managedObjectContext.objectIDGeneration
         var changes = changesSinceUntrackedFetch(old: old, oldRuns: oldRuns, updated: updated)
         guard !changes.isEmpty else { return }
-        changes = avoidingSamePathMoves(changes, oldRuns: oldRuns, oldCount: old.count)
+        changes = core.avoidingSamePathMoves(changes, oldRuns: oldRuns, oldCount: old.count, resolve: object(placedAs:))
         cacheIsStale = true
         report(changes, oldRuns: oldRuns, oldCount: old.count)
     }
@@ -99,7 +99,7 @@ extension AnyFetchedResultsController {
     /// arrivals, and moves for the fewest objects that must move (the rest keep their relative order and
     /// section: a longest increasing run of old positions).
     private func changesSinceUntrackedFetch(old: [PlacedID], oldRuns: SectionRuns, updated: Set<ObjectIdentifier>)
-        -> [ResultsObjectChange]
+        -> [ResultsRowChange<ManagedObject>]
     {
         var scratchOldRuns = oldRuns
         let new = index.allEntries
@@ -116,7 +116,7 @@ extension AnyFetchedResultsController {
             let (section, row) = scratchOldRuns.locate(position)
             return RowPath(section: section, row: row)
         }
-        var changes: [ResultsObjectChange] = []
+        var changes: [ResultsRowChange<ManagedObject>] = []
         // Objects in both, in new order, that stayed in their section: candidates to keep their place.
         var candidates: [(old: Int, new: Int)] = []
         var stillThere = [Bool](repeating: false, count: old.count)
@@ -124,7 +124,7 @@ extension AnyFetchedResultsController {
         for (position, entry) in new.enumerated() {
             guard let oldPosition = oldPositions[entry.placed] else {
                 if let object = object(for: entry.placed) {
-                    changes.append(ResultsObjectChange(object: object, type: .insert, newID: entry.placed,
+                    changes.append(ResultsRowChange(object: object, type: .insert, newID: entry.placed,
                         newIndex: position, newPath: rowPath(forGlobalIndex: position)))
                 }
                 continue
@@ -139,19 +139,19 @@ extension AnyFetchedResultsController {
         }
         for (position, placed) in old.enumerated() where !stillThere[position] {
             if let object = object(for: placed) {
-                changes.append(ResultsObjectChange(object: object, type: .delete, oldID: placed, oldIndex: position,
+                changes.append(ResultsRowChange(object: object, type: .delete, oldID: placed, oldIndex: position,
                     oldPath: oldPath(position)))
             }
         }
         var kept = [Bool](repeating: false, count: candidates.count)
-        for offset in Self.longestIncreasingRun(candidates.map(\.old)) { kept[offset] = true }
+        for offset in ResultsCore.longestIncreasingRun(candidates.map(\.old)) { kept[offset] = true }
         for (offset, candidate) in candidates.enumerated() {
             if kept[offset] {
                 let placed = old[candidate.old]
                 guard let object = managedObjectContext.registered(namespaces.id(for: placed)),
                     updated.contains(ObjectIdentifier(object))
                 else { continue }
-                changes.append(ResultsObjectChange(object: object, type: .update, oldID: placed, newID: placed,
+                changes.append(ResultsRowChange(object: object, type: .update, oldID: placed, newID: placed,
                     oldIndex: candidate.old, newIndex: candidate.new, oldPath: oldPath(candidate.old),
                     newPath: rowPath(forGlobalIndex: candidate.new)))
             } else {
@@ -161,7 +161,7 @@ extension AnyFetchedResultsController {
         for mover in movers {
             let placed = old[mover.old]
             guard let object = object(for: placed) else { continue }
-            changes.append(ResultsObjectChange(object: object, type: .move, oldID: placed, newID: placed,
+            changes.append(ResultsRowChange(object: object, type: .move, oldID: placed, newID: placed,
                 oldIndex: mover.old, newIndex: mover.new, oldPath: oldPath(mover.old),
                 newPath: rowPath(forGlobalIndex: mover.new)))
         }

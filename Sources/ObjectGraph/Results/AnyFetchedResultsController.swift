@@ -67,22 +67,12 @@ open class AnyFetchedResultsController {
     // queue, and nothing that runs inside an access to one of these properties reaches it again: the delegate
     // and change streams are called only once a batch has been applied.
     #if DEBUG
-    /// ``index`` as it stands (empty while a section cache is still being read).
-    var indexStorage: ResultsIndex
-    /// The results' IDs in order when they were fetched without change tracking (see
-    /// ``fetchUntracked(entity:model:)``); nil when ``index`` holds them.
-    var untrackedResults: [PlacedID]?
-    /// Results from a section cache whose body is still being read on another thread: the first screen is
-    /// shown from their head.
-    var pendingCachedResults: PendingCachedResults?
-    /// Where each section's results start and how many there are.
-    var runs = SectionRuns()
+    /// The results' placement as a value: their index, section runs and placed orders (see ``ResultsCore``).
+    var core = ResultsCore()
     /// The section names, interned: entries and runs hold their numbers.
     var names = SectionNames()
     /// The compact IDs of the results (``PlacedID``) and what their namespaces stand for.
     var namespaces = IDNamespaces()
-    /// ``placedOrders`` once built; nil until then.
-    var placedOrdersStorage: PlacedOrders?
     /// Results placed under a temporary ID, by object: their ID changes when they are saved.
     var temporaryPlacements = TemporaryPlacements()
     /// The entity ``keyPlaces(of:)`` answered for last, and its answer.
@@ -90,20 +80,12 @@ open class AnyFetchedResultsController {
     /// The entity ``tracks(_:)`` answered for last, and its answer.
     var lastTrackedEntity: (entity: EntityDescription, tracked: Bool)?
     #else
-    /// ``index`` as it stands (empty while a section cache is still being read).
-    @exclusivity(unchecked) var indexStorage: ResultsIndex
-    /// The results' IDs in order when fetched without change tracking; nil when ``index`` holds them.
-    @exclusivity(unchecked) var untrackedResults: [PlacedID]?
-    /// Results from a section cache whose body is still being read on another thread.
-    @exclusivity(unchecked) var pendingCachedResults: PendingCachedResults?
-    /// Where each section's results start and how many there are.
-    @exclusivity(unchecked) var runs = SectionRuns()
+    /// The results' placement as a value: their index, section runs and placed orders (see ``ResultsCore``).
+    @exclusivity(unchecked) var core = ResultsCore()
     /// The section names, interned: entries and runs hold their numbers.
     @exclusivity(unchecked) var names = SectionNames()
     /// The compact IDs of the results (``PlacedID``) and what their namespaces stand for.
     @exclusivity(unchecked) var namespaces = IDNamespaces()
-    /// ``placedOrders`` once built; nil until then.
-    @exclusivity(unchecked) var placedOrdersStorage: PlacedOrders?
     /// Results placed under a temporary ID, by object: their ID changes when they are saved.
     @exclusivity(unchecked) var temporaryPlacements = TemporaryPlacements()
     /// The entity ``keyPlaces(of:)`` answered for last, and its answer.
@@ -111,6 +93,55 @@ open class AnyFetchedResultsController {
     /// The entity ``tracks(_:)`` answered for last, and its answer.
     @exclusivity(unchecked) var lastTrackedEntity: (entity: EntityDescription, tracked: Bool)?
     #endif
+    /// ``index`` as it stands (empty while a section cache is still being read).
+    var indexStorage: ResultsIndex {
+        get { core.index }
+        set { core.index = newValue }
+        _modify { yield &core.index }
+    }
+    /// Where each section's results start and how many there are.
+    var runs: SectionRuns {
+        get { core.runs }
+        set { core.runs = newValue }
+        _modify { yield &core.runs }
+    }
+    /// The results' IDs in order when they were fetched without change tracking (see
+    /// ``fetchUntracked(entity:model:)``); nil when ``index`` holds them. (One of the forms of ``core``:
+    /// setting it switches to that form, setting nil leaves it.)
+    var untrackedResults: [PlacedID]? {
+        get {
+            if case .untracked(let ids) = core.form { return ids }
+            return nil
+        }
+        set {
+            if let newValue {
+                core.form = .untracked(newValue)
+            } else if case .untracked = core.form {
+                core.form = .indexed
+            }
+        }
+    }
+    /// Results from a section cache whose body is still being read on another thread: the first screen is
+    /// shown from their head. (One of the forms of ``core``, as ``untrackedResults`` is.)
+    var pendingCachedResults: PendingCachedResults? {
+        get {
+            if case .readingCache(let pending) = core.form { return pending }
+            return nil
+        }
+        set {
+            if let newValue {
+                core.form = .readingCache(newValue)
+            } else if case .readingCache = core.form {
+                core.form = .indexed
+            }
+        }
+    }
+    /// ``placedOrders`` once built; nil until then.
+    var placedOrdersStorage: PlacedOrders? {
+        get { core.placedOrders }
+        set { core.placedOrders = newValue }
+        _modify { yield &core.placedOrders }
+    }
     /// The order bytes each result was placed at (its entry's ``ResultsEntry/order``, sharing its storage),
     /// under the ID it was placed with: how a changed object's old place is found.
     ///
@@ -189,7 +220,6 @@ open class AnyFetchedResultsController {
         self.cacheName = cacheName
         self.cacheDirectory = AnyFetchedResultsController.cacheDirectory
         self.ordering = RowOrdering(criteria: fetchRequest.sortCriteria)
-        self.indexStorage = ResultsIndex()
     }
 
     deinit {

@@ -1,6 +1,6 @@
 import Foundation
 
-extension AnyFetchedResultsController {
+extension ResultsCore {
     /// Re-chooses which objects move when the fast classification produced a move that starts and ends
     /// at the same index path (an object that changed order while rows around it came and went, landing
     /// on its old coordinates). UIKit accepts such a move, but the contract is stricter: an object whose
@@ -15,10 +15,12 @@ extension AnyFetchedResultsController {
     /// that cannot stay become moves (an unchanged one is then reported once, as a move).
     ///
     /// Only the kept objects the movers passed are looked at: O(k log k) for k changes, however many
-    /// results there are, and however far other objects moved.
-    func avoidingSamePathMoves(
-        _ changes: [ResultsObjectChange], oldRuns: SectionRuns, oldCount: Int
-    ) -> [ResultsObjectChange] {
+    /// results there are, and however far other objects moved. `resolve` gives the subject of such an
+    /// object that must move and that `changes` do not name.
+    mutating func avoidingSamePathMoves<Subject>(
+        _ changes: [ResultsRowChange<Subject>], oldRuns: SectionRuns, oldCount: Int,
+        resolve: (PlacedID) -> Subject?
+    ) -> [ResultsRowChange<Subject>] {
         // (Fields read in place: iterating the changes would copy each, counting a reference to its object.)
         guard changes.indices.contains(where: { changes[$0].type == .move && changes[$0].oldPath == changes[$0].newPath })
         else { return changes }
@@ -64,13 +66,13 @@ extension AnyFetchedResultsController {
         }
         windows = Self.mergedRanges(windows)
 
-        var replaced: [Int: ResultsObjectChange] = [:]  // by offset into `changes`
-        var extraMoves: [ResultsObjectChange] = []
+        var replaced: [Int: ResultsRowChange<Subject>] = [:]  // by offset into `changes`
+        var extraMoves: [ResultsRowChange<Subject>] = []
         func reclassify(_ offset: Int, as type: FetchedResultsChangeType) {
             let change = changes[offset]
-            replaced[offset] = ResultsObjectChange(object: change.object, type: type, oldID: change.oldID,
+            replaced[offset] = ResultsRowChange(object: change.object, type: type, oldID: change.oldID,
                 newID: change.newID, oldIndex: change.oldIndex, newIndex: change.newIndex,
-                oldPath: change.oldPath, newPath: change.newPath)
+                oldPath: change.oldPath, newPath: change.newPath, identityOnly: change.identityOnly)
         }
         // A mover that passed no kept object simply stays.
         for mover in movers where mover.range == nil { reclassify(mover.offset, as: .update) }
@@ -113,9 +115,9 @@ extension AnyFetchedResultsController {
                     reclassify(offset, as: stays ? .update : .move)
                 } else if !stays {
                     let placed = index[member.new].placed
-                    guard let object = try? managedObjectContext.object(with: namespaces.id(for: placed)) else { continue }
+                    guard let object = resolve(placed) else { continue }
                     let (oldSection, oldRow) = scratchOldRuns.locate(member.old)
-                    extraMoves.append(ResultsObjectChange(object: object, type: .move, oldID: placed, newID: placed,
+                    extraMoves.append(ResultsRowChange(object: object, type: .move, oldID: placed, newID: placed,
                         oldIndex: member.old, newIndex: member.new,
                         oldPath: RowPath(section: oldSection, row: oldRow),
                         newPath: rowPath(forGlobalIndex: member.new)))

@@ -1,6 +1,6 @@
 /// Which re-placed results keep their place in a change batch (reported as updates) and which move: the fewest
 /// moves that turn the old order into the new.
-extension AnyFetchedResultsController {
+extension ResultsCore {
     /// Which replaced objects (by offset in `places`) keep their place and are reported as updates.
     ///
     /// Objects that neither left nor arrived keep their relative order, so a replaced object stays put
