@@ -126,57 +126,39 @@ final class CommitChanges: Sendable {
     let inserted: [ManagedObjectID]
     let updated: [(id: ManagedObjectID, keys: Set<String>)]
     let deleted: [ManagedObjectID]
-    private let sets = Locked<(inserted: Set<ManagedObjectID>?, updated: [ManagedObjectID: Set<String>]?,
-        deleted: Set<ManagedObjectID>?)>((nil, nil, nil))
+    private let insertedMemo: Memo<Set<ManagedObjectID>>
+    private let updatedMemo: Memo<[ManagedObjectID: Set<String>]>
+    private let deletedMemo: Memo<Set<ManagedObjectID>>
 
     init(inserted: [ManagedObjectID], updated: [(id: ManagedObjectID, keys: Set<String>)], deleted: [ManagedObjectID]) {
         self.inserted = inserted
         self.updated = updated
         self.deleted = deleted
+        insertedMemo = Memo { Set(inserted) }
+        updatedMemo = Memo { Dictionary(updated.map { ($0.id, $0.keys) }) { first, second in first.union(second) } }
+        deletedMemo = Memo { Set(deleted) }
     }
 
-    var insertedSet: Set<ManagedObjectID> {
-        sets.withLock { sets in
-            if let done = sets.inserted { return done }
-            let made = Set(inserted)
-            sets.inserted = made
-            return made
-        }
-    }
-
-    var updatedMap: [ManagedObjectID: Set<String>] {
-        sets.withLock { sets in
-            if let done = sets.updated { return done }
-            let made = Dictionary(updated.map { ($0.id, $0.keys) }) { first, second in first.union(second) }
-            sets.updated = made
-            return made
-        }
-    }
-
-    var deletedSet: Set<ManagedObjectID> {
-        sets.withLock { sets in
-            if let done = sets.deleted { return done }
-            let made = Set(deleted)
-            sets.deleted = made
-            return made
-        }
-    }
+    var insertedSet: Set<ManagedObjectID> { insertedMemo.value }
+    var updatedMap: [ManagedObjectID: Set<String>] { updatedMemo.value }
+    var deletedSet: Set<ManagedObjectID> { deletedMemo.value }
 }
 
-extension Notification.Name {
-    /// Posted by a coordinator when a store it holds was changed by another coordinator or another process (Core
-    /// Data's `NSPersistentStoreRemoteChange`), on a private queue; `object` is the coordinator. The
-    /// `userInfo` holds the store's URL (``StoreCommitEvent/storeURLKey``), its identifier
-    /// (``StoreCommitEvent/storeUUIDKey``) and, with persistent history on, the newest
-    /// ``HistoryToken`` (``StoreCommitEvent/historyTokenKey``).
-    public static let persistentStoreRemoteChange = Notification.Name("ObjectGraph.PersistentStoreRemoteChange")
-}
+/// A value made by `make` the first time it is asked for, then kept; safe from any thread.
+final class Memo<Value: Sendable>: Sendable {
+    private let made = Locked<Value?>(nil)
+    private let make: @Sendable () -> Value
 
-extension StoreCommitEvent {
-    /// `userInfo` key of a remote-change notification: the store's file URL.
-    public static let storeURLKey = "NSPersistentStoreURLKey"
-    /// `userInfo` key of a remote-change notification: the store's identifier (its UUID).
-    public static let storeUUIDKey = "NSStoreUUIDKey"
-    /// `userInfo` key of a remote-change notification: the newest ``HistoryToken``.
-    public static let historyTokenKey = "NSPersistentHistoryTokenKey"
+    init(_ make: @escaping @Sendable () -> Value) {
+        self.make = make
+    }
+
+    var value: Value {
+        made.withLock { made in
+            if let value = made { return value }
+            let value = make()
+            made = value
+            return value
+        }
+    }
 }
