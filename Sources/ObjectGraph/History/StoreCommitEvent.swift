@@ -162,3 +162,21 @@ final class Memo<Value: Sendable>: Sendable {
         }
     }
 }
+
+extension Notification.Name {
+    /// Posted by a coordinator when a store it holds was changed by another coordinator or another process (Core
+    /// Data's `NSPersistentStoreRemoteChange`), on a private queue; `object` is the coordinator. The
+    /// `userInfo` holds the store's URL (``StoreCommitEvent/storeURLKey``), its identifier
+    /// (``StoreCommitEvent/storeUUIDKey``) and, with persistent history on, the newest
+    /// ``HistoryToken`` (``StoreCommitEvent/historyTokenKey``).
+    public static let persistentStoreRemoteChange = Notification.Name("ObjectGraph.PersistentStoreRemoteChange")
+}
+
+extension StoreCommitEvent {
+    /// `userInfo` key of a remote-change notification: the store's file URL.
+    public static let storeURLKey = "NSPersistentStoreURLKey"
+    /// `userInfo` key of a remote-change notification: the store's identifier (its UUID).
+    public static let storeUUIDKey = "NSStoreUUIDKey"
+    /// `userInfo` key of a remote-change notification: the newest ``HistoryToken``.
+    public static let historyTokenKey = "NSPersistentHistoryTokenKey"
+}
