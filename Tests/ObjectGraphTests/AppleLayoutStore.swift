@@ -17,8 +17,8 @@ enum AppleLayoutStore {
 
     /// The model's source, as Xcode writes it.
     static func modelXML(bookExtra: String = "", pageNumberType: String = "Integer 32", ebookParent: String = "Book",
-        ebookAttributes: String = #"<attribute name="fileSize" optional="YES" attributeType="Integer 64" usesScalarValueType="YES"/>"#)
-        -> String
+        ebookAttributes: String = #"<attribute name="fileSize" optional="YES" attributeType="Integer 64" usesScalarValueType="YES"/>"#,
+        pagesOrdered: Bool = false, authorBooksOrdered: Bool = false) -> String
     {
         """
         <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
@@ -27,8 +27,8 @@ enum AppleLayoutStore {
             <entity name="Author" representedClassName="Author" syncable="YES">
                 <attribute name="firstName" optional="YES" attributeType="String"/>
                 <attribute name="lastName" optional="YES" attributeType="String"/>
-                <relationship name="books" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Book" \
-        inverseName="authors" inverseEntity="Book"/>
+                <relationship name="books" optional="YES" toMany="YES" \(authorBooksOrdered ? "ordered=\"YES\" " : "")\
+        deletionRule="Nullify" destinationEntity="Book" inverseName="authors" inverseEntity="Book"/>
             </entity>
             <entity name="Book" representedClassName="Book" syncable="YES">
                 <attribute name="bookID" optional="YES" attributeType="UUID" usesScalarValueType="NO"/>
@@ -39,7 +39,8 @@ enum AppleLayoutStore {
                 \(bookExtra)
                 <relationship name="authors" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Author" \
         inverseName="books" inverseEntity="Author"/>
-                <relationship name="pages" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Page" \
+                <relationship name="pages" optional="YES" toMany="YES" \(pagesOrdered ? "ordered=\"YES\" " : "")\
+        deletionRule="Cascade" destinationEntity="Page" \
         inverseName="book" inverseEntity="Page"/>
                 <relationship name="publisher" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Publisher" \
         inverseName="books" inverseEntity="Publisher"/>
@@ -114,9 +115,7 @@ enum AppleLayoutStore {
         defer { connection.close() }
         try connection.execute("PRAGMA auto_vacuum = 2")
         _ = try connection.scalar("PRAGMA journal_mode = DELETE")
-        for statement in schema + triggers(callsCoreDataFunctions: callsCoreDataFunctions) {
-            try connection.execute(statement)
-        }
+        for statement in schema { try connection.execute(statement) }
         try connection.transaction(.immediate) {
             try connection.prepare("INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)")
                 .run([.text(storeUUID), .blob([UInt8](try metadataPlist()))])
@@ -131,16 +130,15 @@ enum AppleLayoutStore {
                     + "(2, 1, 2, 'Grace', 'Hopper')")
             try connection.prepare(
                 "INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZPAGESCOUNT, ZPUBLISHER, ZFILESIZE, ZPUBLISHED, ZTITLE, ZBOOKID) "
-                    + "VALUES (1, 2, 3, 0, 1, NULL, ?, 'Notes', ?), (2, 3, 1, 0, 1, 2048, NULL, 'Compilers', NULL)")
+                    + "VALUES (1, 2, 3, 2, 1, NULL, ?, 'Notes', ?), (2, 3, 1, 1, 1, 2048, NULL, 'Compilers', NULL)")
                 .run([.real(published), .blob(Array(withUnsafeBytes(of: bookID.uuid) { Data($0) }))])
-            // The triggers count these pages into ZBOOK.ZPAGESCOUNT (functions are not registered here).
-            if !callsCoreDataFunctions {
-                try connection.execute(
-                    "INSERT INTO ZPAGE (Z_PK, Z_ENT, Z_OPT, ZNUMBER, ZBOOK, Z2_BOOK) VALUES (1, 4, 1, 1, 1, 2), "
-                        + "(2, 4, 1, 2, 1, 2), (3, 4, 1, 1, 2, 3)")
-            }
+            try connection.execute(
+                "INSERT INTO ZPAGE (Z_PK, Z_ENT, Z_OPT, ZNUMBER, ZBOOK, Z2_BOOK) VALUES (1, 4, 1, 1, 1, 2), "
+                    + "(2, 4, 1, 2, 1, 2), (3, 4, 1, 1, 2, 3)")
             try connection.execute("INSERT INTO Z_1BOOKS (Z_1AUTHORS, Z_2BOOKS) VALUES (1, 1), (2, 1), (2, 2)")
         }
+        // Last, as the rows above already hold their counts (and this connection has no Core Data functions).
+        for statement in triggers(callsCoreDataFunctions: callsCoreDataFunctions) { try connection.execute(statement) }
     }
 
     /// Tables and indexes as Core Data writes them for the model (only hierarchy roots get a `Z_ENT` index).

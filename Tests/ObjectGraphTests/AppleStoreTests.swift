@@ -179,6 +179,54 @@ struct AppleStoreTests {
             == .incompatible(reason: "table ZBOOK has column ZFILESIZE, which the model does not have (for entity Book)"))
     }
 
+    @Test("ordering columns and join tables are part of the structure", arguments: [
+        (true, false, "table ZPAGE has no column Z_FOK_BOOK (for entity Page)"),
+        (false, true, "table Z_1BOOKS has no column Z_FOK_2BOOKS (for a many-to-many relationship)"),
+    ])
+    func orderingColumns(pagesOrdered: Bool, authorBooksOrdered: Bool, difference: String) throws {
+        try AppleLayoutStore.write(to: url)
+        let model = try ManagedObjectModel.load(xml: Data(AppleLayoutStore.modelXML(pagesOrdered: pagesOrdered,
+            authorBooksOrdered: authorBooksOrdered).utf8), source: "AppleLayout.xcdatamodel")
+        #expect(try PersistentStoreCoordinator.compatibility(ofStoreAt: url, with: model)
+            == .incompatible(reason: difference))
+    }
+
+    @Test("writes to tables with Core Data's derived-attribute triggers work: the functions they call exist")
+    func derivedAttributeTriggers() throws {
+        try AppleLayoutStore.write(to: url, callsCoreDataFunctions: true)
+        let (coordinator, _) = try open()
+        let context = context(coordinator)
+        try context.performAndWait {
+            let books = try context.fetch(FetchRequest(entityName: "Book", predicate: FetchPredicate(format: "title == 'Notes'")))
+            let notes = try #require(books.first)
+            for number in 1...4 {
+                let page = try context.insertNewObject(forEntityName: "Page")
+                page["number"] = number
+                page.setRelatedObject(notes, forKey: "book")
+            }
+            try context.save()
+            let compilers = try #require(try context.fetch(FetchRequest(entityName: "Ebook")).first)
+            let pages = notes.relatedObjects(forKey: "pages")
+            pages[0].setRelatedObject(compilers, forKey: "book")
+            context.delete(pages[1])
+            try context.save()
+        }
+        // The triggers' own UPDATEs kept the counts (Notes, then the Ebook Compilers).
+        let counts = try rows("SELECT ZPAGESCOUNT FROM ZBOOK ORDER BY Z_PK")
+        #expect(counts == [[.integer(4)], [.integer(2)]], "\(counts)")
+
+        let connection = try SQLiteConnection.inMemory()
+        try CoreDataTriggerFunctions.register(on: connection)
+        let before = Date().timeIntervalSinceReferenceDate
+        guard case .real(let now)? = try connection.scalar("SELECT NSCoreDataNow()") else {
+            Issue.record("NSCoreDataNow() is not a number")
+            return
+        }
+        #expect(now >= before && now <= Date().timeIntervalSinceReferenceDate)
+        #expect(try connection.scalar("SELECT NSCoreDataDATriggerUpdatedAffectedObjectValue('ZBOOK', 2, 1, 'pagesCount', 4)")
+            == .null)
+    }
+
     @Test("a store ObjectGraph creates says so, and keeps WAL and its own indexes")
     func ownStore() throws {
         let (coordinator, store) = try open()

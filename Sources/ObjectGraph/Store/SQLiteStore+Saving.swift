@@ -26,7 +26,7 @@ extension SQLiteStore {
                             result.noteExternalValues(values, of: update.objectID, layout)
                             let statement = try connection.cachedStatement(layout.updateSQL)
                             var index: Int32 = 1
-                            for column in layout.columns {
+                            for column in layout.updatedColumns {
                                 try statement.bind(values[column.attributeIndex].sqliteValue, at: index)
                                 index += 1
                             }

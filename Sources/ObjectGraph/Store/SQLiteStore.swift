@@ -102,7 +102,8 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
         } catch {
             throw Self.openError(error, path: path)
         }
-        layouts = TableLayout.layouts(for: self.model, externalStorage: externalStorage)
+        layouts = TableLayout.layouts(for: self.model, externalStorage: externalStorage,
+            derivedColumnsKeptByTriggers: isForeignStore)
         joinTables = JoinTable.tables(for: self.model)
         layoutsByNumber = Dictionary(layouts.values.map { ($0.entityNumber, $0) }) { first, _ in first }
         identifier = try prepareSchema(connection)
@@ -177,12 +178,13 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
         return .sqlite(error)
     }
 
-    /// Settings every connection gets: a busy timeout, full durability, and the SQL functions that
-    /// predicates and sort criteria compile to.
+    /// Settings every connection gets: a busy timeout, full durability, the SQL functions that predicates and
+    /// sort criteria compile to, and the ones Core Data's triggers call (``CoreDataTriggerFunctions``).
     private static func configure(_ connection: SQLiteConnection) throws(SQLiteError) {
         connection.setBusyTimeout(milliseconds: 10_000)
         try connection.execute("PRAGMA synchronous = FULL")
         try PredicateSQLFunctions.register(on: connection)
+        try CoreDataTriggerFunctions.register(on: connection)
     }
 
     /// Runs the description's extra pragmas (checked to be a name and a plain value) on `connection`.
