@@ -92,7 +92,7 @@ let package = Package(
         .testTarget(name: "PeopleTests", dependencies: ["People", "PeopleResources", "ObjectGraph", "TerminalTableView"]),
         .testTarget(name: "PeopleEndToEndTests", dependencies: ["PeopleCommand", "TestSupport"]),
         // Depending on the executable target makes `swift test` build the `objectgraph` binary the tests run.
-        .testTarget(name: "ObjectGraphCommandTests", dependencies: ["ObjectGraphCommand", "ObjectGraph", "TestSupport"]),
+        .testTarget(name: "ObjectGraphCommandTests", dependencies: ["ObjectGraphCommand", "ObjectGraph", "SQLiteStorage", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

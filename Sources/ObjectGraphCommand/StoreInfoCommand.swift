@@ -6,11 +6,13 @@ import ObjectGraph
 struct StoreInfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store-info",
-        abstract: "Describe a store: type, UUID, version hashes, whether it matches the model, rows per entity.",
+        abstract: "Describe a store: type, UUID, who wrote it, version hashes, whether it matches the model, rows per entity.",
         discussion: """
             The store's metadata is read without the model, so it is shown even when the model does not \
             match; then the entities whose version hashes differ are marked, rows are not counted, and \
-            the exit status is 1. Rows are counted per entity, not including sub-entities' rows. Hashes \
+            the exit status is 1. A store Core Data wrote carries Apple's version hashes, which ObjectGraph \
+            cannot compute: it matches when its tables and columns are the model's, and the report says so \
+            (or names the first table or column that differs). Rows are counted per entity, not including sub-entities' rows. Hashes \
             are printed in hexadecimal.
             """)
 

@@ -22,6 +22,8 @@ struct StoreReport {
     var modelPath: String
     var modelVersionHash: Data
     var matches: Bool
+    /// How compatibility was decided (nil for a store that is not SQLite, checked by its hashes only).
+    var compatibility: StoreCompatibility? = nil
     var entities: [EntityLine]
     /// Why rows could not be counted, when they could not.
     var countProblem: String?
@@ -34,6 +36,7 @@ struct StoreReport {
             "Store:               \(storePath)",
             "Store type:          \(metadata.storeType)",
             "Store UUID:          \(metadata.storeUUID)",
+            "Store origin:        \(metadata.writer)",
             "Store model version: \(storeVersionName ?? "unknown")",
             "Model:               \(modelPath)",
             "Model version hash:  \(modelVersionHash.hexString)",
@@ -42,10 +45,16 @@ struct StoreReport {
             lines.append("External data:       \(externalData.fileCount) file\(externalData.fileCount == 1 ? "" : "s"), "
                 + "\(externalData.byteCount) bytes in \(externalData.folder.path)")
         }
-        lines.append(
-            matches
-                ? "Matches the model:   yes"
-                : "Matches the model:   NO — the store was written for a different model (entities marked below differ)")
+        switch (compatibility, matches) {
+        case (.incompatible(let reason)?, _):
+            lines.append("Matches the model:   NO — \(reason)")
+        case (let how?, true):
+            lines.append("Matches the model:   \(how)")
+        case (_, true):
+            lines.append("Matches the model:   yes")
+        case (_, false):
+            lines.append("Matches the model:   NO — the store was written for a different model (entities marked below differ)")
+        }
         lines.append("")
         var rows: [[String]] = []
         for entity in entities {
@@ -53,7 +62,9 @@ struct StoreReport {
             switch (entity.storeHash, entity.modelHash) {
             case (nil, _): note = "only in the model"
             case (_, nil): note = "only in the store"
-            case let (store?, model?) where store != model: note = "differs: the model's is \(model.hexString)"
+            // Core Data's hashes are never ours: with the structure matching, a different hash says nothing.
+            case let (store?, model?) where store != model && compatibility != .matchingStructure:
+                note = "differs: the model's is \(model.hexString)"
             default: note = ""
             }
             rows.append([entity.name, entity.rows.map(String.init) ?? "-",
@@ -89,7 +100,17 @@ enum StoreInspector {
             throw CommandFailure("cannot read the store \(storeURL.path): \(error)")
         }
         let modelHashes = model.entityVersionHashes
-        let matches = model.isConfiguration(compatibleWithVersionHashes: metadata.entityVersionHashes)
+        var matches = model.isConfiguration(compatibleWithVersionHashes: metadata.entityVersionHashes)
+        var compatibility: StoreCompatibility?
+        if metadata.storeType == "SQLite" {
+            // A store Core Data wrote carries hashes we cannot compute: its structure decides.
+            compatibility = try? PersistentStoreCoordinator.compatibility(ofStoreAt: storeURL, with: model)
+            if metadata.writer != .objectGraph { matches = compatibility?.isCompatible ?? false }
+            // Our own store that differs keeps the hash notes below as its explanation.
+            if compatibility?.isCompatible != matches || (metadata.writer == .objectGraph && !matches) {
+                compatibility = nil
+            }
+        }
         let names = Set(modelHashes.keys).union(metadata.entityVersionHashes.keys).sorted()
         var entities = names.map {
             StoreReport.EntityLine(name: $0, storeHash: metadata.entityVersionHashes[$0], modelHash: modelHashes[$0])
@@ -107,7 +128,8 @@ enum StoreInspector {
         }
         return StoreReport(storePath: storeURL.path, metadata: metadata,
             storeVersionName: versionName(of: metadata, modelPath: modelPath), modelPath: modelPath,
-            modelVersionHash: model.versionHash, matches: matches, entities: entities, countProblem: countProblem,
+            modelVersionHash: model.versionHash, matches: matches, compatibility: compatibility, entities: entities,
+            countProblem: countProblem,
             externalData: PersistentStoreCoordinator.externalBinaryDataUsage(ofStoreAt: storeURL))
     }
 

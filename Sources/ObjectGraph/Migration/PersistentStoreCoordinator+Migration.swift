@@ -3,7 +3,9 @@ import Foundation
 extension PersistentStoreCoordinator {
     /// The compatibility check of adding an SQLite store, and the automatic lightweight migration.
     ///
-    /// A store whose metadata holds the model's entity version hashes is left alone. Otherwise, when the
+    /// A store whose metadata holds the model's entity version hashes is left alone, and so is one Core Data
+    /// wrote whose schema is the model's (see ``StoreCompatibility``; such a store that differs is refused with
+    /// ``ObjectGraphError/incompatibleStore(path:reason:)``). Otherwise, when the
     /// options allow it (``PersistentStoreOptions/migratesAutomatically`` and
     /// ``PersistentStoreOptions/infersMappingModel``, both on by default) and the versions of the model are
     /// known (``PersistentStoreOptions/modelBundleURL``, or the bundle the model was loaded from), the store
@@ -17,6 +19,14 @@ extension PersistentStoreCoordinator {
             let metadata = try? SQLiteStore.readMetadata(path: path), !metadata.entityVersionHashes.isEmpty,
             metadata.entityVersionHashes != managedObjectModel.entityVersionHashes
         else { return }  // New, not a store (opening it says so), or compatible.
+        if metadata.writer != .objectGraph {
+            // Core Data's hashes cannot be computed here, so no model version can be matched by them: a store
+            // whose schema is the model's opens as it is; any other is refused, naming what differs.
+            let compatibility = try PersistentStoreCoordinator.compatibility(ofStoreAt: url, with: managedObjectModel)
+            guard case .incompatible(let reason) = compatibility else { return }
+            throw .incompatibleStore(path: path, reason: "it was \(metadata.writer), whose entity version hashes "
+                + "are not the model's, and its schema differs: \(reason)")
+        }
         let entities = LightweightMigrator.differing(metadata.entityVersionHashes, managedObjectModel)
         func refuse(_ reason: String) -> ObjectGraphError {
             .incompatibleModel(path: path, entities: entities, reason: reason)

@@ -37,6 +37,12 @@ public struct AttributeDescription: Sendable, Hashable, CustomStringConvertible 
     /// (``PersistentHistoryChange/tombstone``): Core Data's `preservesValueInHistoryOnDeletion`, the model
     /// file's `preserveAfterDeletion="YES"`. Attributes that allow external storage are never kept.
     public var preservesValueInHistoryOnDeletion = false
+    /// The derivation of a derived attribute (the model file's `derived="YES"` and `derivationExpression`, such
+    /// as `pages.@count`), kept as written; nil for an ordinary attribute. ObjectGraph does not compute it yet:
+    /// in a store Core Data wrote, its triggers keep the column, and saves leave it to them.
+    public var derivationExpression: String? = nil
+    /// Whether the attribute is derived (``derivationExpression``).
+    public var isDerived: Bool { derivationExpression != nil }
 
     /// Creates an attribute; by default optional, persistent, nil for new objects, and unconstrained.
     public init(

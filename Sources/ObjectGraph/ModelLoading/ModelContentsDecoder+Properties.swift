@@ -25,7 +25,7 @@ extension ModelContentsDecoder {
             throw reader.invalid("attributeType", typeName, expected: "one of Integer 16, Integer 32, Integer 64, "
                 + "Decimal, Double, Float, String, Boolean, Date, Binary, UUID, URI, Transformable or Undefined")
         }
-        _ = try reader.flag("derived")
+        let isDerived = try reader.flag("derived")
         let defaultName = type == .date && reader.string("defaultDateTimeInterval") != nil
             ? "defaultDateTimeInterval" : "defaultValueString"
         var defaultValue = AttributeValue.null
@@ -53,6 +53,7 @@ extension ModelContentsDecoder {
             customClassName: reader.nonEmpty("customClassName"),
             userInfo: try propertyUserInfo(reader))
         attribute.preservesValueInHistoryOnDeletion = try reader.flag("preserveAfterDeletion")
+        if isDerived { attribute.derivationExpression = reader.string("derivationExpression") ?? "" }
         return (attribute, try reader.flag("indexed"))
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import SQLiteStorage
 
 extension SQLiteStore {
@@ -25,7 +26,7 @@ extension SQLiteStore {
                             result.noteExternalValues(values, of: update.objectID, layout)
                             let statement = try connection.cachedStatement(layout.updateSQL)
                             var index: Int32 = 1
-                            for column in layout.columns {
+                            for column in layout.updatedColumns {
                                 try statement.bind(values[column.attributeIndex].sqliteValue, at: index)
                                 index += 1
                             }
@@ -220,6 +221,20 @@ extension SQLiteStore {
         guard !isReadOnly else { throw .readOnlyStore(store: path) }
         try withWriter { connection throws(ObjectGraphError) in
             try sqlite {
+                if isForeignStore {
+                    // Core Data's keys stay as the store has them; only the app's keys change.
+                    try connection.transaction(.immediate) {
+                        guard case .blob(let bytes)? = try connection.scalar(
+                            "SELECT Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1")
+                        else { throw ObjectGraphError.notAnObjectGraphStore(path: path, reason: "it has no Z_METADATA row") }
+                        guard let plist = try ForeignStoreMetadata.merged(Data(bytes), userInfo: metadata.userInfo,
+                            path: path)
+                        else { return }
+                        try connection.prepare("UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = 1")
+                            .run([.blob([UInt8](plist))])
+                    }
+                    return
+                }
                 let plist = try metadata.propertyList()
                 try connection.transaction(.immediate) {
                     try connection.prepare("UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = 1")

@@ -3,7 +3,7 @@ import SQLiteStorage
 
 extension SQLiteStore {
     /// The framework version written in the store metadata (`NSPersistenceFrameworkVersion`).
-    static let frameworkVersion = 1
+    static let frameworkVersion = StoreMetadata.objectGraphFrameworkVersion
 
     /// Creates Core Data's tables in a new (empty) file, or checks an existing store against the model.
     ///
@@ -68,6 +68,16 @@ extension SQLiteStore {
             !metadata.entityVersionHashes.isEmpty
         {
             self.metadata = metadata
+            if isForeignStore {
+                // Another framework's store: its hashes may be ones we cannot compute, so its structure decides,
+                // and nothing in it (indexes included) is changed.
+                compatibility = try SQLiteStore.compatibility(connection, metadata: metadata, model: model)
+                if case .incompatible(let reason) = compatibility {
+                    throw ObjectGraphError.incompatibleStore(path: path, reason: "it was \(metadata.writer), "
+                        + "whose entity version hashes are not the model's, and its schema differs: \(reason)")
+                }
+                return uuid
+            }
             let expected = model.entityVersionHashes
             let changed = Set(expected.keys).union(metadata.entityVersionHashes.keys)
                 .filter { expected[$0] != metadata.entityVersionHashes[$0] }.sorted()
@@ -85,6 +95,15 @@ extension SQLiteStore {
                         try StoreIndexes.reconcile(connection, expected: expected)
                     }
                 }
+            }
+            return uuid
+        }
+        if isForeignStore {
+            compatibility = try SQLiteStore.compatibility(connection,
+                metadata: metadata ?? StoreMetadata(storeType: "SQLite", storeUUID: uuid, entityVersionHashes: [:],
+                    frameworkVersion: 0), model: model)
+            if case .incompatible(let reason) = compatibility {
+                throw ObjectGraphError.incompatibleStore(path: path, reason: reason)
             }
             return uuid
         }

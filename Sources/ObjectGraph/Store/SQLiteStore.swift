@@ -15,6 +15,12 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
     private(set) var idNamespaces: StoreIDNamespaces
     /// What `Z_METADATA` said when the store was opened or created (later changes live in ``PersistentStore``).
     var metadata: StoreMetadata?
+    /// Whether the file was written by Core Data (or anything but ObjectGraph; see ``StoreMetadata/writer``): it
+    /// is then kept as that framework left it — journal mode, indexes, triggers, metadata keys — so that Core
+    /// Data can open it again.
+    private(set) var isForeignStore = false
+    /// How the store was found to fit the model when it was opened.
+    var compatibility: StoreCompatibility = .matchingVersionHashes
     /// Whether every connection is opened read-only (``PersistentStoreOptions/isReadOnly``).
     let isReadOnly: Bool
     /// The checked extra pragmas every connection runs (``PersistentStoreOptions/sqlitePragmas``).
@@ -81,28 +87,29 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
         do {
             // A migrated store keeps the entity numbers its rows carry (Z_PRIMARYKEY), which may not be the
             // ones a new store of this model would get.
-            let stored = try Self.storedEntityNumbers(connection)?.filter { model.entity(named: $0.key) != nil }
-            self.model = stored.flatMap { numbers in
-                numbers.allSatisfy { model.entityNumbersByName[$0.key] == $0.value } ? nil
-                    : ManagedObjectModel(copying: model, bundleURL: model.bundleURL, entityNumbers: numbers)
-            } ?? model
+            self.model = try Self.numberedAsStored(model, connection)
+            isForeignStore = try Self.isForeign(connection, path: path)
         } catch {
             throw Self.openError(error, path: path)
         }
         do {
             try Self.configure(connection)
             // A read-only connection cannot change the journal mode; the file keeps the one it was written with.
-            if !isReadOnly { try connection.setJournalModeWAL() }
+            // So does a store Core Data wrote: its readers and writers then follow its journal mode (in DELETE
+            // mode a reader waits for a committing writer, within the busy timeout).
+            if !isReadOnly && !isForeignStore { try connection.setJournalModeWAL() }
             try applyPragmas(connection)
         } catch {
             throw Self.openError(error, path: path)
         }
-        layouts = TableLayout.layouts(for: self.model, externalStorage: externalStorage)
+        layouts = TableLayout.layouts(for: self.model, externalStorage: externalStorage,
+            derivedColumnsKeptByTriggers: isForeignStore)
         joinTables = JoinTable.tables(for: self.model)
         layoutsByNumber = Dictionary(layouts.values.map { ($0.entityNumber, $0) }) { first, _ in first }
         identifier = try prepareSchema(connection)
         idNamespaces = StoreIDNamespaces(model: self.model, storeIdentifier: identifier)
-        if !isReadOnly { removeOrphanedExternalFiles(connection) }
+        // Files of another framework's external storage are not ours to judge.
+        if !isReadOnly && !isForeignStore { removeOrphanedExternalFiles(connection) }
         recordsHistory = try prepareHistory(connection, wanted: options.persistentHistoryTracking)
         if metadata == nil {
             metadata = StoreMetadata(storeType: "SQLite", storeUUID: identifier,
@@ -119,6 +126,13 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
             if case .integer(let number) = row[0], case .text(let name) = row[1] { numbers[name] = Int(number) }
         }
         return numbers
+    }
+
+    /// Whether the file on `connection` is a store ObjectGraph did not write: its `Z_METADATA` names another
+    /// framework version, or cannot be read (then nothing is changed before opening it fails). A new file is not.
+    static func isForeign(_ connection: SQLiteConnection, path: String) throws(SQLiteError) -> Bool {
+        guard try connection.tableExists("Z_METADATA") else { return false }
+        return (try? readMetadata(connection, path: path))?.writer != .objectGraph
     }
 
     /// Reads a store file's metadata without checking it against any model.
@@ -164,12 +178,13 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
         return .sqlite(error)
     }
 
-    /// Settings every connection gets: a busy timeout, full durability, and the SQL functions that
-    /// predicates and sort criteria compile to.
+    /// Settings every connection gets: a busy timeout, full durability, the SQL functions that predicates and
+    /// sort criteria compile to, and the ones Core Data's triggers call (``CoreDataTriggerFunctions``).
     private static func configure(_ connection: SQLiteConnection) throws(SQLiteError) {
         connection.setBusyTimeout(milliseconds: 10_000)
         try connection.execute("PRAGMA synchronous = FULL")
         try PredicateSQLFunctions.register(on: connection)
+        try CoreDataTriggerFunctions.register(on: connection)
     }
 
     /// Runs the description's extra pragmas (checked to be a name and a plain value) on `connection`.

@@ -25,7 +25,7 @@ public struct StoreMetadata: Sendable, Hashable {
     /// Creates metadata.
     public init(
         storeType: String, storeUUID: String, entityVersionHashes: [String: Data], versionIdentifiers: [String] = [],
-        frameworkVersion: Int = 1, userInfo: [String: MetadataValue] = [:], modelVersionName: String? = nil
+        frameworkVersion: Int = StoreMetadata.objectGraphFrameworkVersion, userInfo: [String: MetadataValue] = [:], modelVersionName: String? = nil
     ) {
         self.modelVersionName = modelVersionName
         self.storeType = storeType
@@ -42,6 +42,20 @@ public struct StoreMetadata: Sendable, Hashable {
         "NSStoreModelVersionHashesVersion", "NSStoreModelVersionIdentifiers", "_NSAutoVacuumLevel",
         "ObjectGraphModelVersionName",
     ]
+
+    /// The `NSPersistenceFrameworkVersion` every ObjectGraph version writes. Core Data writes its own build
+    /// number there (241 in 2009's stores, 1344 in 2023's), never a number this small.
+    public static let objectGraphFrameworkVersion = 1
+
+    /// Who wrote the store, as ``frameworkVersion`` says: ObjectGraph keeps a store of its own in its own way
+    /// (WAL journal, its indexes); a store Core Data (or anything else) wrote is kept as it is.
+    public var writer: StoreWriter {
+        switch frameworkVersion {
+        case Self.objectGraphFrameworkVersion: .objectGraph
+        case 0: .unknown
+        default: .coreData(frameworkVersion: frameworkVersion)
+        }
+    }
 
     /// The version hash of the model the store was written for (see ``ManagedObjectModel/versionHash``).
     public var modelVersionHash: Data { ManagedObjectModel.versionHash(ofEntityHashes: entityVersionHashes) }
@@ -76,5 +90,24 @@ public struct StoreMetadata: Sendable, Hashable {
             if let converted = MetadataValue(propertyListObject: value) { userInfo[key] = converted }
         }
         self.userInfo = userInfo
+    }
+}
+
+/// Who wrote a store (``StoreMetadata/writer``).
+public enum StoreWriter: Sendable, Hashable, CustomStringConvertible {
+    /// ObjectGraph created the store (`NSPersistenceFrameworkVersion` 1).
+    case objectGraph
+    /// Core Data wrote it, with this `NSPersistenceFrameworkVersion` (for example 1344).
+    case coreData(frameworkVersion: Int)
+    /// The metadata names no framework version.
+    case unknown
+
+    /// "written by ObjectGraph", "written by Core Data (framework version 1344)", or "written by an unknown framework".
+    public var description: String {
+        switch self {
+        case .objectGraph: "written by ObjectGraph"
+        case .coreData(let version): "written by Core Data (framework version \(version))"
+        case .unknown: "written by an unknown framework (no NSPersistenceFrameworkVersion)"
+        }
     }
 }

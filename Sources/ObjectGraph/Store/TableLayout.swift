@@ -48,6 +48,9 @@ final class TableLayout: Sendable {
 
     /// Every column an insert or update writes, in order: attributes, then foreign keys and their entity columns.
     let writtenColumnNames: [String]
+    /// The attribute columns an update writes (``updateSQL``'s first parameters, in order): all of ``columns``,
+    /// or, when Core Data's triggers keep derived attributes, all but theirs.
+    let updatedColumns: [(attributeIndex: Int, name: String, position: Int)]
     /// The select list a fetch reads: `Z_PK, Z_ENT, Z_OPT`, then every table column.
     let selectList: String
     /// The statements a save runs per row, built once: a save looks its statement up per row.
@@ -58,7 +61,7 @@ final class TableLayout: Sendable {
     init(
         entity: EntityDescription, entityNumber: Int, tableName: String, tableColumns: [Column],
         columns: [(attributeIndex: Int, name: String, position: Int)], entityNumbersWithDescendants: [Int],
-        foreignKeys: [ForeignKey], externalStorage: ExternalBinaryStorage?
+        foreignKeys: [ForeignKey], externalStorage: ExternalBinaryStorage?, derivedColumnsKeptByTriggers: Bool = false
     ) {
         self.externalStorage = entity.externalBinaryAttributeIndexes.isEmpty ? nil : externalStorage
         self.entity = entity
@@ -77,7 +80,11 @@ final class TableLayout: Sendable {
         let names = ["Z_PK", "Z_ENT", "Z_OPT"] + written
         let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
         insertSQL = "INSERT INTO \(tableName) (" + names.joined(separator: ", ") + ") VALUES (\(marks))"
-        let assignments = ["Z_OPT = Z_OPT + 1"] + written.map { "\($0) = ?" }
+        let updated = derivedColumnsKeptByTriggers
+            ? columns.filter { !entity.attributes[$0.attributeIndex].isDerived } : columns
+        updatedColumns = updated
+        let updatedNames = updated.map(\.name) + foreignKeys.flatMap { [$0.name] + ($0.entityColumn.map { [$0.name] } ?? []) }
+        let assignments = ["Z_OPT = Z_OPT + 1"] + updatedNames.map { "\($0) = ?" }
         updateSQL = "UPDATE \(tableName) SET " + assignments.joined(separator: ", ") + " WHERE Z_PK = ? AND Z_OPT = ?"
         deleteSQL = "DELETE FROM \(tableName) WHERE Z_PK = ? AND Z_OPT = ?"
     }
@@ -126,9 +133,12 @@ final class TableLayout: Sendable {
 extension TableLayout {
     /// The layouts of every entity of `model`, keyed by entity name; entities with external-storage
     /// attributes keep large values in `externalStorage` (nil: the layout only describes the table).
-    static func layouts(for model: ManagedObjectModel, externalStorage: ExternalBinaryStorage? = nil)
-        -> [String: TableLayout]
-    {
+    /// With `derivedColumnsKeptByTriggers` (a store Core Data wrote), updates leave derived attributes' columns
+    /// to the store's triggers.
+    static func layouts(
+        for model: ManagedObjectModel, externalStorage: ExternalBinaryStorage? = nil,
+        derivedColumnsKeptByTriggers: Bool = false
+    ) -> [String: TableLayout] {
         var result: [String: TableLayout] = [:]
         for root in model.entities where root.parentEntityName == nil {
             let tree = model.entityAndDescendants(of: root)
@@ -218,7 +228,8 @@ extension TableLayout {
                     entity: entity, entityNumber: model.entityNumber(of: entity), tableName: root.tableName,
                     tableColumns: tableColumns, columns: columns,
                     entityNumbersWithDescendants: model.entityAndDescendants(of: entity).map(model.entityNumber(of:)),
-                    foreignKeys: foreignKeys, externalStorage: externalStorage)
+                    foreignKeys: foreignKeys, externalStorage: externalStorage,
+                    derivedColumnsKeptByTriggers: derivedColumnsKeptByTriggers)
             }
         }
         return result
