@@ -2,7 +2,7 @@
 # Counts instructions of one ObjectGraph workload with valgrind's callgrind (stable on a noisy machine) and
 # prints the costliest functions, inclusive and exclusive.
 #
-#   [PROFILE_STACK=nested|writer-main-worker] Benchmarks/Scripts/callgrind.sh history-on|history-off|import|import-index|fileimport-json|fileimport-jsonl|fileimport-csv|import-raw|import-raw-index|fetch-objects|fetch-objects-noindex|fetch-objects-raw|fetch-objects-raw-noindex|fetch-ids|fetch-count|controller [N]
+#   [PROFILE_STACK=nested|writer-main-worker] Benchmarks/Scripts/callgrind.sh history-on|history-off|import|import-index|fileimport-json|fileimport-jsonl|fileimport-csv|import-raw|import-raw-index|fetch-objects|fetch-objects-noindex|fetch-typed|fetch-typed-format|fetch-objects-raw|fetch-objects-raw-noindex|fetch-ids|fetch-count|controller [N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 workload=${1:-import}

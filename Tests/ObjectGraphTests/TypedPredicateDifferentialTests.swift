@@ -64,7 +64,28 @@ import TestSupport
              [SortCriterion("score"), SortCriterion("born", ascending: false)]),
             ([SortDescriptor(\.company?.name), SortDescriptor(\.serial)], [SortCriterion("company.name"), SortCriterion("serial")]),
         ]
-        for (descriptors, twins) in orders {
+        // And random lists of them, each key forward or reverse.
+        let keys: [(SortOrder) -> SortDescriptor<TypedPerson>] = [
+            { SortDescriptor(\.age, order: $0) }, { SortDescriptor(\.name, order: $0) },
+            { SortDescriptor(\.score, order: $0) }, { SortDescriptor(\.born, order: $0) },
+            { SortDescriptor(\.company?.name, order: $0) }, { SortDescriptor(\.manager?.age, order: $0) },
+            { SortDescriptor(\.nickname, order: $0) },
+        ]
+        let names = ["age", "name", "score", "born", "company.name", "manager.age", "nickname"]
+        var random = SeededRandom(seed: 0x50_27)
+        var randomOrders: [([SortDescriptor<TypedPerson>], [SortCriterion])] = []
+        for _ in 0..<20 {
+            var descriptors: [SortDescriptor<TypedPerson>] = []
+            var twins: [SortCriterion] = []
+            for _ in 0..<Int.random(in: 1...3, using: &random) {
+                let index = Int.random(in: 0..<keys.count, using: &random)
+                let ascending = random.chance(0.5)
+                descriptors.append(keys[index](ascending ? .forward : .reverse))
+                twins.append(SortCriterion(names[index], ascending: ascending))
+            }
+            randomOrders.append((descriptors, twins))
+        }
+        for (descriptors, twins) in orders + randomOrders {
             let typed = try FetchRequest<TypedPerson>(predicate: #Predicate { $0.age != 3 }, sortBy: descriptors)
             #expect(typed.sortCriteria == twins)
             for side in [graph.sqlite, graph.memory] {

@@ -62,6 +62,17 @@ enum Profile {
             case "fetch-ids": _ = try FetchWorkload.ids(coordinator)
             default: _ = try FetchWorkload.count(coordinator)
             }
+        case "fetch-typed", "fetch-typed-format":
+            // Workload 2's typed line: the #Predicate fetch, or its format-string twin.
+            let file = try StoreFile.filled("people-\(count)", index: .name, count: count)
+            let coordinator = try file.coordinator()
+            // PROFILE_REPEAT=n runs it n times, so that one-time costs (key path probes, conformance lookups)
+            // can be told from each run's.
+            let repeats = ProcessInfo.processInfo.environment["PROFILE_REPEAT"].flatMap { Int($0) } ?? 1
+            for _ in 0..<max(repeats, 1) {
+                _ = workload == "fetch-typed"
+                    ? try TypedFetchWorkload.typed(coordinator) : try TypedFetchWorkload.format(coordinator)
+            }
         case "fetch-objects-raw", "fetch-objects-raw-noindex":
             // The raw twin of fetch-objects: the same SELECT over the same store file, one small object per row.
             let index: PersonModel.Index = workload.hasSuffix("-noindex") ? .none : .name

@@ -5,7 +5,7 @@ import Foundation
 // start in child processes of their own), printing a Markdown table of ratios against the goals.
 //
 //     RatioReport [all|import|fetch|typed|controller|stall|memory|coldstart|remote|fileimport]...
-//     RatioReport profile import|import-index|fileimport-json|fileimport-jsonl|fileimport-csv|history-on|history-off|import-raw|import-raw-index|fetch-objects|fetch-ids|fetch-count|controller [N]
+//     RatioReport profile import|import-index|fileimport-json|fileimport-jsonl|fileimport-csv|history-on|history-off|import-raw|import-raw-index|fetch-objects|fetch-ids|fetch-count|fetch-typed|fetch-typed-format|controller [N]
 //
 // Environment: BENCH_1M=1 adds the 1M-person workloads; REPEAT=n repetitions (median; default 3);
 // N=people for the 100k workloads (default 100000); BENCH_DIR=folder for the store files; BENCH_ROUNDS=1 prints
