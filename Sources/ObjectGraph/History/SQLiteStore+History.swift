@@ -36,12 +36,14 @@ extension SQLiteStore {
             guard wanted || exists else { return false }
             guard !isReadOnly else { return exists }
             let tombstones = model.entities.map { Self.preservedAttributeIndexes(of: $0).count }.max() ?? 0
-            let needsColumns = exists ? try SQLiteHistoryTables.tombstoneColumnCount(connection) < tombstones : false
-            if !exists || needsColumns {
+            let present = exists ? try SQLiteHistoryTables.tombstoneColumnCount(connection) : 0
+            // A store Core Data wrote keeps its history tables as they are (no column is added to them).
+            if !exists || (present < tombstones && !isForeignStore) {
                 try connection.transaction(.immediate) {
                     try SQLiteHistoryTables.create(connection, tombstoneColumns: tombstones)
                 }
             }
+            historyTombstoneColumns = try SQLiteHistoryTables.tombstoneColumnCount(connection)
             return true
         }
     }
@@ -88,7 +90,10 @@ extension SQLiteStore {
                 _ = try statement.step()
                 plain.removeAll(keepingCapacity: true)
             }
-            for change in record.changes {
+            for var change in record.changes {
+                if change.tombstone.count > historyTombstoneColumns {
+                    change.tombstone = Array(change.tombstone.prefix(historyTombstoneColumns))
+                }
                 if change.tombstone.isEmpty {
                     plain.append(change)
                     if plain.count == Self.historyRowsPerInsert { try flush() }

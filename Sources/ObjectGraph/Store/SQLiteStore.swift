@@ -45,6 +45,9 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
     let readCount = Atomic<Int>(0)
     /// Whether saves and batch requests record persistent history (the option, or history tables in the file).
     private(set) var recordsHistory = false
+    /// How many tombstone columns `ACHANGE` has: a store Core Data wrote keeps its table as it is, so a deletion
+    /// keeps only as many preserved values as there are columns.
+    var historyTombstoneColumns = 0
     /// Numbers of history transactions this store object committed and its change watcher has not seen yet, so
     /// that the watcher tells this coordinator's own commits from other writers'.
     let ownTransactions = Locked<Set<Int64>>([])
