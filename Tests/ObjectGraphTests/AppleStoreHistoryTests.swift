@@ -49,4 +49,41 @@ struct AppleStoreHistoryTests {
         #expect(history.count == 1 && history.first?.author == "tester")
         #expect(history.first?.changes.contains { $0.changeType == .delete && $0.changedObjectID.entityName == "Author" } == true)
     }
+
+    @Test func anotherCoordinatorsCommitIsSeenOnARollbackJournalStore() throws {
+        try AppleLayoutStore.write(to: url)
+        do {
+            let connection = try SQLiteConnection(path: url.path)
+            defer { connection.close() }
+            try connection.transaction(.immediate) { try SQLiteHistoryTables.create(connection, tombstoneColumns: 0) }
+        }
+        var options = PersistentStoreOptions()
+        options.persistentHistoryTracking = true
+        options.remoteChangeNotifications = true
+        let watching = PersistentStoreCoordinator(managedObjectModel: try AppleLayoutStore.model())
+        try watching.addPersistentStore(ofType: .sqlite, configurationName: nil, at: url, options: options)
+        let seen = DispatchSemaphore(value: 0)
+        let events = Locked<[StoreCommitEvent]>([])
+        let token = watching.addCommitObserver { event in
+            guard event.origin.isRemote else { return }
+            events.withLock { $0.append(event) }
+            seen.signal()
+        }
+        defer { token.cancel() }
+        let writer = PersistentStoreCoordinator(managedObjectModel: try AppleLayoutStore.model())
+        try writer.addPersistentStore(ofType: .sqlite, configurationName: nil, at: url, options: options)
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.persistentStoreCoordinator = writer
+        let id = try context.performAndWait {
+            let author = try context.insertNewObject(forEntityName: "Author")
+            author["lastName"] = "Knuth"
+            try context.save()
+            return author.objectID
+        }
+        #expect(seen.wait(timeout: .now() + 10) == .success, "no event for the other coordinator's commit")
+        #expect(events.withLock { $0 }.first?.insertedObjectIDs == [id])
+        let connection = try SQLiteConnection(path: url.path, mode: .readOnly)
+        defer { connection.close() }
+        #expect(try connection.scalar("PRAGMA journal_mode") == .text("delete"), "the journal mode was changed")
+    }
 }
