@@ -125,8 +125,16 @@ extension ManagedObjectContext {
         deletedObjectsByIdentity.removeAll()
         // Now that every inserted object has its permanent ID, record what the store holds.
         for object in inserted + updated { recordStoredRelationships(object) }
-        let rows = saved.map { object, values in
-            RowSnapshot(objectID: object.objectID, values: values, version: object.rowVersion, toOne: object.storedToOne)
+        // The store's rows, which the coordinator built for its commit event, when they are these objects' rows.
+        let rows: [RowSnapshot]
+        if let committed = result.committedRows, committed.count == saved.count,
+            zip(committed, saved).allSatisfy({ $0.objectID == $1.object.objectID })
+        {
+            rows = committed
+        } else {
+            rows = saved.map { object, values in
+                RowSnapshot(objectID: object.objectID, values: values, version: object.rowVersion, toOne: object.storedToOne)
+            }
         }
         for object in inserted + updated { object.didSave() }
         for object in deleted {

@@ -17,12 +17,22 @@ extension PersistentStoreCoordinator {
     ///
     /// Each store's commit is then sent out as a ``StoreCommitEvent`` (from this coordinator, carrying the rows
     /// as committed and `source`, the saving context), also when a later store of the same save fails.
+    ///
+    /// When one store took the whole save, the result carries the rows as committed
+    /// (``StoreSaveResult/committedRows``), so the saving context reuses them for its did-save instead of
+    /// building the same rows again.
     func save(_ request: StoreSaveRequest, source: ObjectIdentifier? = nil) throws(ObjectGraphError) -> StoreSaveResult {
         var committed: [CommittedPart] = []
-        defer {
+        var result: StoreSaveResult
+        do {
+            result = try saveRouted(request, committed: &committed)
+        } catch {
             for part in committed { emit(commitEvent(part.request, part.result, store: part.store, source: source)) }
+            throw error
         }
-        let result = try saveRouted(request, committed: &committed)
+        let events = committed.map { commitEvent($0.request, $0.result, store: $0.store, source: source) }
+        if events.count == 1, let only = events.first { result.committedRows = only.rows }
+        for event in events { emit(event) }
         forgetAssignments(of: request.inserts.map(\.temporaryID))
         return result
     }

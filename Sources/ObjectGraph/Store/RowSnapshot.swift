@@ -66,6 +66,9 @@ struct StoreSaveResult: Sendable {
     var externalValues: [ManagedObjectID: [Int: AttributeValue]] = [:]
     /// The persistent-history transaction the save was recorded as, when the store records history.
     var transactionNumber: Int64?
+    /// The rows as committed (inserted objects in request order, then updated ones), when one store took the whole
+    /// save: the coordinator built them for the commit event, and the saving context reuses them.
+    var committedRows: [RowSnapshot]?
 }
 
 /// The operations every store type offers the coordinator.
