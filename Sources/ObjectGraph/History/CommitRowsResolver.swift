@@ -17,15 +17,16 @@ final class CommitRowsResolver: Sendable {
     /// The event as a did-save with its rows read from `coordinator`'s stores (past the row cache).
     func didSave(reading coordinator: PersistentStoreCoordinator) throws(ObjectGraphError) -> ContextDidSave {
         if let done = resolved.withLock({ $0 }) { return done }
-        let ids = Array(event.insertedObjectIDs) + Array(event.updatedObjectIDs.keys)
-        let rows = try coordinator.currentRows(for: ids)
+        // (The event's lists: each object once, in one list only.)
+        let changes = event.changes
+        let rows = try coordinator.currentRows(for: changes.inserted + changes.updated.map(\.id))
         var insertedRows: [RowSnapshot] = []
         var updatedRows: [RowSnapshot] = []
-        var gone = event.deletedObjectIDs
-        for id in event.insertedObjectIDs {
+        var gone = Set(changes.deleted)
+        for id in changes.inserted {
             if let row = rows[id] { insertedRows.append(row) } else { gone.insert(id) }
         }
-        for id in event.updatedObjectIDs.keys where !event.insertedObjectIDs.contains(id) {
+        for (id, _) in changes.updated {
             if let row = rows[id] { updatedRows.append(row) } else { gone.insert(id) }
         }
         var save = ContextDidSave(rows: insertedRows + updatedRows, insertedRowCount: insertedRows.count,
