@@ -51,6 +51,22 @@ extension PeopleApp {
 
     /// Adds `event` to the tally on the bottom line (a key press clears it and starts a new tally).
     func noteRemoteChange(_ event: StoreCommitEvent) {
+        switch event.kind {
+        case .migration:
+            let version = stack.coordinator.persistentStores.first.flatMap { stack.coordinator.storeMigratedElsewhere($0) }?
+                .modelVersionName
+            message = ("Another program migrated the store to " + (version.map { "model version \($0)" } ?? "another model version")
+                + "; changes cannot be saved. Quit and open it with a people that knows that version", true)
+            needsDisplay = true
+            return
+        case .contentsReplaced:
+            message = ("Another program replaced the store (a restored backup); the list was read again", false)
+            remoteTally = RemoteChangeTally()
+            needsDisplay = true
+            return
+        default:
+            break
+        }
         if message == nil || message?.text != remoteTally.summary { remoteTally = RemoteChangeTally() }
         remoteTally.add(event)
         guard !remoteTally.isEmpty else { return }

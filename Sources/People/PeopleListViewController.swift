@@ -23,6 +23,9 @@ public final class PeopleListViewController {
     public private(set) var lastUpdateDuration: Duration = .zero
     /// How many times the list was fetched again for a new filter or section mode.
     var refetchCount = 0
+    /// Why the list could not be read again after its controller dropped its results (see
+    /// ``controllerDidInvalidateContent(_:)``); nil when it was.
+    public internal(set) var lastReloadError: ObjectGraphError?
     /// The filter and mode a background fetch is reading the list for; nil when none runs.
     public internal(set) var backgroundTarget: (filter: PeopleFilter, mode: PeopleSectionMode)?
     /// The controller for a new section mode while its background fetch runs (it replaces
@@ -208,6 +211,24 @@ extension PeopleListViewController: FetchedResultsControllerChangesetDelegate {
             }
             lastUpdateDuration = timeSource.now - started
             onChange?()
+        }
+    }
+
+    /// The controller dropped its results because any person may have changed (another program restored a
+    /// backup over the store or migrated it): the list is fetched again and reloaded. If that fetch fails (a store
+    /// migrated to a model this program does not know), the list stays empty and ``lastReloadError`` says why.
+    public nonisolated func controllerDidInvalidateContent(_ controller: AnyFetchedResultsController) {
+        let invalidated = ObjectIdentifier(controller)
+        MainActor.assumeIsolated {
+            guard invalidated == ObjectIdentifier(resultsController) else { return }
+            do throws(ObjectGraphError) {
+                try refetch(filter: filter, mode: sectionMode)
+                lastReloadError = nil
+            } catch {
+                lastReloadError = error
+                tableView.reloadData()
+                onChange?()
+            }
         }
     }
 

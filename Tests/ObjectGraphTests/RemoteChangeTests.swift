@@ -28,6 +28,7 @@ import TestSupport
                 fetchRequest: FetchRequest<ManagedObject>(entityName: entity, sortCriteria: [SortCriterion(sortKey)]),
                 managedObjectContext: context)
             try context.performAndWait {
+                recorder.refetchesOnInvalidation = true
                 controller.delegate = recorder
                 try controller.performFetch()
                 tokens.append(context.addObjectsDidChangeObserver { [changed] _ in changed.signal() })

@@ -129,6 +129,18 @@ final class ChangeRecorder: FetchedResultsControllerDelegate {
         batches.append(batch)
         current = nil
     }
+
+    /// Whether an invalidation (a reset, another writer's restore) makes the recorder fetch again, as a table
+    /// view's controller does before reloading.
+    var refetchesOnInvalidation = false
+    private(set) var invalidations = 0
+
+    func controllerDidInvalidateContent(_ controller: AnyFetchedResultsController) {
+        invalidations += 1
+        if refetchesOnInvalidation {
+            do { try controller.performFetch() } catch { protocolErrors.append("refetch failed: \(error)") }
+        }
+    }
 }
 
 extension AnyFetchedResultsController {

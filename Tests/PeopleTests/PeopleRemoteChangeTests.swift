@@ -58,6 +58,37 @@ import TerminalTableView
         #expect(fixture.app.list.selectedPerson?.lastName == person.lastName)
     }
 
+    @Test func aBackupRestoredByAnotherProgramReplacesTheList() async throws {
+        let fixture = try AppFixture()
+        let before = fixture.app.list.numberOfPeople
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("people-restore-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let backup = directory.appendingPathComponent("backup.sqlite")
+        let other = try PeopleStack(storeURL: fixture.store.url, kind: .siblings)
+        let store = try #require(other.coordinator.persistentStores.first)
+        try other.coordinator.backupPersistentStore(store, to: backup)
+        let writer = other.newStoreContext(name: "other")
+        try writer.performAndWait {
+            for index in 0..<10 {
+                let person = Person(context: writer)
+                person.firstName = "Later"
+                person.lastName = "Zimmer \(index)"
+            }
+            try writer.save()
+        }
+        await waitUntil("the list shows the 10 new people") { fixture.app.list.numberOfPeople == before + 10 }
+
+        // A third program restores the backup over the open store, as `objectgraph backup --force` does.
+        let restorer = PersistentStoreCoordinator(managedObjectModel: other.coordinator.managedObjectModel)
+        try restorer.replacePersistentStore(at: fixture.store.url, withPersistentStoreFrom: backup)
+        await waitUntil("the list is read again") { fixture.app.list.numberOfPeople == before }
+        fixture.app.tick()
+        #expect(fixture.lines.last?.contains("replaced the store") == true, "\(fixture.lines.last ?? "")")
+        #expect(fixture.lines.first?.contains(before.formatted()) == true, "\(fixture.lines.first ?? "")")
+        #expect(fixture.app.list.lastReloadError == nil)
+    }
+
     @Test func theTallySaysWhoChangedWhat() {
         var tally = RemoteChangeTally()
         #expect(tally.isEmpty)

@@ -54,6 +54,9 @@ public struct ContextDidSave: Sendable, CustomStringConvertible {
     /// Whether it is another coordinator's or process's commit: a context that merges it passes it on to its
     /// children that merge remote changes (``ManagedObjectContext/automaticallyMergesRemoteChanges``).
     var isRemote = false
+    /// Whether the commit may have changed any object without naming it (another writer replaced or migrated the
+    /// store): a context that merges it refreshes all its objects and tells observers all were invalidated.
+    var invalidatesAllObjects = false
 
     /// A store commit event as a did-save: with its rows when it carries them, otherwise to be resolved (read)
     /// by the context that merges it.
@@ -66,6 +69,7 @@ public struct ContextDidSave: Sendable, CustomStringConvertible {
         sourceContext = event.sourceContext ?? ObjectIdentifier(StoreCommitSource.shared)
         reachedStore = true
         isRemote = event.origin.isRemote
+        invalidatesAllObjects = event.invalidatesAllObjects
         if event.needsRowsFromStore {
             rows = []
             insertedRowCount = 0

@@ -85,6 +85,19 @@ extension ManagedObjectContext {
                 pending.note(object, .deleted)
             }
         }
+        // Another writer replaced or migrated the store: any registered object may have changed. Each is refreshed
+        // (keeping its unsaved changes) and observers hear that all were invalidated.
+        if saves.contains(where: { $0.invalidatesAllObjects && $0.sourceContext != ObjectIdentifier(self) }) {
+            // (An object without changes only turns into a fault: it reads its row again when next used.)
+            for object in Array(registry.values) where !object.insertedFlag && !object.deletedFlag {
+                if object.hasChanges {
+                    refresh(object, mergeChanges: true)
+                } else if !object.isFault {
+                    refresh(object, mergeChanges: false)
+                }
+            }
+            pending.invalidatedAll = true
+        }
         processPendingChanges()
         // Other writers' commits go on to the children that follow them (a root that merges them is the only
         // context of the stack that hears of them from the store).

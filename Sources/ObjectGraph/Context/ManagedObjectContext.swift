@@ -442,7 +442,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             let local = automaticallyMergesChangesFromParent
             let remote = automaticallyMergesRemoteChanges
             automaticMergeToken = coordinator.addCommitObserver { [weak self] event in
-                guard event.sourceContext != me, event.origin.isRemote ? remote : local, !event.isEmpty else { return }
+                guard event.sourceContext != me, event.origin.isRemote ? remote : local,
+                    !event.isEmpty || event.invalidatesAllObjects
+                else { return }
                 self?.enqueueMerge(ContextDidSave(event))
             }
         }

@@ -32,6 +32,7 @@ final class CommitRowsResolver: Sendable {
         var save = ContextDidSave(rows: insertedRows + updatedRows, insertedRowCount: insertedRows.count,
             deleted: gone, contextName: event.contextName, sourceContext: ObjectIdentifier(self))
         save.isRemote = event.origin.isRemote
+        save.invalidatesAllObjects = event.invalidatesAllObjects
         resolved.withLock { $0 = save }
         return save
     }

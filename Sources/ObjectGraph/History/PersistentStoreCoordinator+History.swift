@@ -102,11 +102,25 @@ extension PersistentStoreCoordinator {
     }
 
     /// Sends what another writer committed as commit events (each transaction whole, in commit order), then posts
-    /// the remote-change notification. Without history only the notification is posted, and the row cache is
-    /// emptied, since any row may have changed.
+    /// the remote-change notification. When what changed is not known object by object — a store without history,
+    /// a restore, a migration — the row cache is emptied and one event that invalidates all objects is sent.
     private func receiveRemoteChange(_ change: RemoteStoreChange, storeIdentifier: String, url: URL?) {
         guard persistentStores.contains(where: { $0.identifier == storeIdentifier }) else { return }
-        if !change.historyKnown { rowCache.withLock { $0.removeAll() } }
+        if !change.historyKnown || change.replacement != nil { rowCache.withLock { $0.removeAll() } }
+        let kind: StoreCommitEvent.Kind?
+        switch change.replacement {
+        case .migration(let metadata)?:
+            migratedElsewhere.withLock { $0[storeIdentifier] = metadata }
+            kind = .migration
+        case .contents?:
+            kind = .contentsReplaced
+        case nil:
+            kind = change.historyKnown ? nil : .contentsReplaced
+        }
+        if let kind {
+            emit(StoreCommitEvent(storeIdentifier: storeIdentifier, origin: .otherProcess(processID: nil), kind: kind,
+                inserted: [], updated: [:], deleted: []))
+        }
         for transaction in change.transactions {
             emit(StoreCommitEvent(transaction, origin: transaction.processID == HistoryProcess.processID
                 ? .otherCoordinator : .otherProcess(processID: transaction.processID)))
@@ -141,5 +155,29 @@ extension StoreCommitEvent {
         self.init(storeIdentifier: transaction.storeIdentifier, origin: origin, kind: .history, inserted: inserted,
             updated: updated, deleted: deleted.subtracting(both), author: transaction.author,
             contextName: transaction.contextName, historyToken: transaction.token)
+    }
+}
+
+extension PersistentStoreCoordinator {
+    /// The store's new metadata when another process migrated it to another model version while this coordinator
+    /// held it (noticed with ``PersistentStoreOptions/remoteChangeNotifications``); nil otherwise.
+    ///
+    /// This coordinator's model no longer describes such a store: saves to it are refused with
+    /// ``ObjectGraphError/incompatibleModel(path:entities:reason:)``, so that rows written for the old version
+    /// never land in the migrated tables. Remove the store and add it again with a model of its new version.
+    public func storeMigratedElsewhere(_ store: PersistentStore) -> StoreMetadata? {
+        migratedElsewhere.withLock { $0[store.identifier] }
+    }
+
+    /// Refuses a save to a store another process migrated underneath this coordinator.
+    func checkNotMigratedElsewhere(_ store: PersistentStore) throws(ObjectGraphError) {
+        guard let metadata = storeMigratedElsewhere(store) else { return }
+        let ours = managedObjectModel.entityVersionHashes
+        let differing = Set(ours.keys).union(metadata.entityVersionHashes.keys)
+            .filter { ours[$0] != metadata.entityVersionHashes[$0] }.sorted()
+        throw .incompatibleModel(path: store.displayName, entities: differing,
+            reason: "another process migrated the store to "
+                + (metadata.modelVersionName.map { "model version \"\($0)\"" } ?? "another model version")
+                + " while it was open; add it again with a model of that version")
     }
 }

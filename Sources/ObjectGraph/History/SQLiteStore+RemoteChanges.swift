@@ -10,6 +10,17 @@ struct RemoteStoreChange: Sendable {
     /// Whether the store records history, so ``transactions`` says what changed; otherwise only *that* the file
     /// changed is known.
     let historyKnown: Bool
+    /// Set when another writer replaced the store's contents (a restore: the history was rewound) or migrated
+    /// it (its model version hashes changed): what changed is not known object by object.
+    var replacement: Replacement? = nil
+
+    /// How another writer changed the whole store.
+    enum Replacement: Sendable, Equatable {
+        /// The contents were replaced: the history the watcher last saw is gone or differs.
+        case contents
+        /// The store was migrated to the model version whose metadata this is.
+        case migration(StoreMetadata)
+    }
 }
 
 /// The watcher connection's state. `@unchecked Sendable`: created before the watcher starts, then used only
@@ -18,6 +29,12 @@ private final class RemoteChangeObserver: @unchecked Sendable {
     let connection: SQLiteConnection
     var dataVersion: Int64?
     var lastTransaction: Int64
+    /// When the transaction ``lastTransaction`` was committed (its `ZTIMESTAMP`): a restore that rewinds the
+    /// history and then hands out the same number again is told apart by it.
+    var lastTimestamp: Double?
+    /// `Z_METADATA`'s property list as last read, and the entity version hashes it held when watching began.
+    var metadataBytes: [UInt8]?
+    var entityVersionHashes: [String: Data]?
 
     init(connection: SQLiteConnection, lastTransaction: Int64) {
         self.connection = connection
@@ -44,6 +61,12 @@ extension SQLiteStore {
             try PredicateSQLFunctions.register(on: connection)
             observer = RemoteChangeObserver(connection: connection, lastTransaction: try newestTransactionNumber(connection))
             if case .integer(let version) = try connection.pragma("data_version") { observer.dataVersion = version }
+            observer.lastTimestamp = try Self.timestamp(ofTransaction: observer.lastTransaction, connection)
+            if case .blob(let bytes)? = try connection.scalar("SELECT Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1") {
+                observer.metadataBytes = bytes
+                observer.entityVersionHashes = StoreMetadata(propertyList: Data(bytes), storeUUID: identifier)?
+                    .entityVersionHashes
+            }
         } catch {
             throw .sqlite(error)
         }
@@ -64,12 +87,32 @@ extension SQLiteStore {
         let connection = observer.connection
         guard case .integer(let version)? = try? connection.pragma("data_version") else { return false }
         guard version != observer.dataVersion else { return false }
-        guard recordsHistory else {
-            observer.dataVersion = version
-            deliver(RemoteStoreChange(transactions: [], newestTransactionNumber: nil, historyKnown: false))
-            return true
-        }
         do {
+            if let migrated = try migratedMetadata(observer) {
+                observer.dataVersion = version
+                observer.lastTransaction = try newestTransactionNumber(connection)
+                observer.lastTimestamp = try Self.timestamp(ofTransaction: observer.lastTransaction, connection)
+                deliver(RemoteStoreChange(transactions: [], newestTransactionNumber: nil, historyKnown: recordsHistory,
+                    replacement: .migration(migrated)))
+                return true
+            }
+            guard recordsHistory else {
+                observer.dataVersion = version
+                deliver(RemoteStoreChange(transactions: [], newestTransactionNumber: nil, historyKnown: false))
+                return true
+            }
+            if try historyWasRewound(observer) {
+                // A restore put older contents (and their older history) in place: nothing the history says is
+                // known relative to what this process last saw.
+                let newest = try newestTransactionNumber(connection)
+                observer.dataVersion = version
+                observer.lastTransaction = newest
+                observer.lastTimestamp = try Self.timestamp(ofTransaction: newest, connection)
+                ownTransactions.withLock { $0.removeAll() }
+                deliver(RemoteStoreChange(transactions: [], newestTransactionNumber: newest, historyKnown: true,
+                    replacement: .contents))
+                return true
+            }
             // Which new transactions are there, and which of them are this store's own? (Cheap: no changes read.)
             let numbers = try connection.rows("SELECT Z_PK FROM ATRANSACTION WHERE Z_PK > ? ORDER BY Z_PK",
                 [.integer(observer.lastTransaction)]).compactMap { row -> Int64? in
@@ -89,6 +132,7 @@ extension SQLiteStore {
                     .filter { wanted.contains($0.transactionNumber) && $0.transactionNumber <= newest }
             }
             observer.lastTransaction = newest
+            observer.lastTimestamp = try Self.timestamp(ofTransaction: newest, connection)
             observer.dataVersion = version
             if !transactions.isEmpty {
                 deliver(RemoteStoreChange(transactions: transactions, newestTransactionNumber: newest, historyKnown: true))
@@ -98,6 +142,52 @@ extension SQLiteStore {
             // A read that failed (a lock held too long, an I/O error) is tried again at the next wake-up or poll:
             // data_version stays unrecorded, so nothing is skipped.
             return false
+        }
+    }
+
+    /// The metadata of the store when another writer changed its model version hashes since watching began (a
+    /// migration), else nil. Reads `Z_METADATA` only when its bytes changed.
+    private func migratedMetadata(_ observer: RemoteChangeObserver) throws(SQLiteError) -> StoreMetadata? {
+        guard case .blob(let bytes)? = try observer.connection.scalar("SELECT Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1"),
+            bytes != observer.metadataBytes
+        else { return nil }
+        observer.metadataBytes = bytes
+        guard let metadata = StoreMetadata(propertyList: Data(bytes), storeUUID: identifier),
+            let hashes = observer.entityVersionHashes, metadata.entityVersionHashes != hashes
+        else { return nil }
+        observer.entityVersionHashes = metadata.entityVersionHashes
+        return metadata
+    }
+
+    /// Whether the history no longer holds the transaction the watcher saw last as it was: transaction numbers
+    /// went back (a restore of an older copy), or the same number now names a transaction committed at another
+    /// time. A purge that removed it leaves the numbers where they were and is not a rewind.
+    private func historyWasRewound(_ observer: RemoteChangeObserver) throws(SQLiteError) -> Bool {
+        guard observer.lastTransaction > 0 else { return false }
+        let connection = observer.connection
+        guard try SQLiteHistoryTables.exist(connection) else { return true }
+        let allocated: Int64
+        if case .integer(let maximum)? = try connection.scalar(
+            "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(SQLiteHistoryTables.transactionEntityNumber)])
+        {
+            allocated = maximum
+        } else {
+            allocated = try newestTransactionNumber(connection)
+        }
+        if allocated < observer.lastTransaction { return true }
+        guard let seen = observer.lastTimestamp,
+            let now = try Self.timestamp(ofTransaction: observer.lastTransaction, connection)
+        else { return false }
+        return now != seen
+    }
+
+    /// When transaction `number` was committed, if the history still holds it.
+    static func timestamp(ofTransaction number: Int64, _ connection: SQLiteConnection) throws(SQLiteError) -> Double? {
+        guard number > 0, try SQLiteHistoryTables.exist(connection) else { return nil }
+        switch try connection.scalar("SELECT ZTIMESTAMP FROM ATRANSACTION WHERE Z_PK = ?", [.integer(number)]) {
+        case .real(let value)?: return value
+        case .integer(let value)?: return Double(value)
+        default: return nil
         }
     }
 }

@@ -35,10 +35,18 @@ public struct StoreCommitEvent: Sendable, CustomStringConvertible {
         case save
         /// A ``BatchInsertRequest``, ``BatchUpdateRequest`` or ``BatchDeleteRequest``.
         case batchRequest
-        /// A store migration (the whole store may have changed).
+        /// A store migration (the whole store may have changed). Another process's migration of a store this
+        /// coordinator holds is reported as one too, with ``StoreCommitEvent/invalidatesAllObjects``: the
+        /// coordinator's model may no longer match the store (see
+        /// ``PersistentStoreCoordinator/storeMigratedElsewhere(_:)``).
         case migration
         /// Another writer's transaction, read back from the persistent history.
         case history
+        /// Another writer replaced or rewrote the store's contents in a way the history does not tell object by
+        /// object: a restore from a backup (``PersistentStoreCoordinator/replacePersistentStore(at:destinationOptions:withPersistentStoreFrom:sourceOptions:type:)``,
+        /// `objectgraph backup --force`), history that was rewound, or a commit to a store that records no
+        /// history. Any object may have changed: see ``StoreCommitEvent/invalidatesAllObjects``.
+        case contentsReplaced
     }
 
     /// The store that committed.
@@ -108,8 +116,18 @@ public struct StoreCommitEvent: Sendable, CustomStringConvertible {
         self.sourceContext = sourceContext
     }
 
-    /// True when the transaction changed no object.
+    /// True when the transaction changed no object that it names (an event that invalidates all objects names
+    /// none).
     public var isEmpty: Bool { changes.inserted.isEmpty && changes.updated.isEmpty && changes.deleted.isEmpty }
+
+    /// Whether any object of the store may have changed without the event naming it: another writer's
+    /// migration or replacement of the store (``Kind/contentsReplaced``). Contexts that merge such an event
+    /// refresh every registered object (keeping their unsaved changes) and post an objects-did-change with
+    /// ``ObjectsDidChange/invalidatedAllObjects``, so fetched-results controllers fetch again — Core Data's
+    /// `NSInvalidatedAllObjectsKey`.
+    public var invalidatesAllObjects: Bool {
+        kind == .contentsReplaced || (kind == .migration && origin.isRemote)
+    }
 
     /// Whether merging needs the rows read from the store (the event does not carry them).
     var needsRowsFromStore: Bool { rows.count != changes.inserted.count + changes.updated.count }

@@ -53,6 +53,7 @@ extension PersistentStoreCoordinator {
         if all.count == 1, let only = all.first, only.entityNames == nil {
             // The common case: nothing to route.
             guard !only.isReadOnly else { throw .readOnlyStore(store: only.displayName) }
+            try checkNotMigratedElsewhere(only)
             for insert in request.inserts {
                 if let id = insert.permanentID, id.storeIdentifier != only.identifier {
                     throw .unknownStore(identifier: id.storeIdentifier)
@@ -66,6 +67,7 @@ extension PersistentStoreCoordinator {
         if let readOnly = parts.first(where: { $0.store.isReadOnly }) {
             throw .readOnlyStore(store: readOnly.store.displayName)
         }
+        for part in parts { try checkNotMigratedElsewhere(part.store) }
         var result = StoreSaveResult()
         for part in parts {
             let partial = try part.store.backend.save(part.request)

@@ -33,6 +33,9 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// The store chosen for unsaved objects with ``ManagedObjectContext/assign(_:to:)``: store identifier by
     /// temporary ID, until the object's first save (or permanent ID) fixes it.
     let storeAssignments = Locked<[ManagedObjectID: String]>([:])
+    /// The metadata of stores another process migrated to another model version while this coordinator held
+    /// them, by store identifier (see ``storeMigratedElsewhere(_:)``).
+    let migratedElsewhere = Locked<[String: StoreMetadata]>([:])
 
     /// Creates a coordinator for `model`, with no stores yet.
     public init(managedObjectModel model: ManagedObjectModel) {
