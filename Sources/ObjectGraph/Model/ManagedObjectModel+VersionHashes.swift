@@ -36,9 +36,11 @@ extension EntityDescription {
 }
 
 extension ManagedObjectModel {
-    /// Every entity's version hash, by entity name (what a store's metadata keeps).
+    /// Every entity's version hash, by entity name (what a store's metadata keeps): Core Data's own when the
+    /// model came from a compiled bundle that carries them (``compiledEntityVersionHashes``), else ours.
     public var entityVersionHashes: [String: Data] {
-        Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0.versionHash) })
+        let compiled = compiledEntityVersionHashes ?? [:]
+        return Dictionary(uniqueKeysWithValues: entities.map { ($0.name, compiled[$0.name] ?? $0.versionHash) })
     }
 
     /// The model's 32-byte version hash, from all entity hashes.

@@ -23,6 +23,11 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     /// The `.xcdatamodeld` bundle the model was loaded from, if it came from one: where a coordinator looks
     /// for the model versions a store may have been written with, to migrate it (see ``ModelBundle``).
     public let bundleURL: URL?
+    /// Core Data's own entity version hashes, when the model was loaded from a compiled model bundle (`.momd`)
+    /// whose `VersionInfo.plist` carries them: ``entityVersionHashes`` are then these, so the model matches
+    /// the stores Apple's Core Data wrote with it. Nil for models loaded from source or built in code (their
+    /// hashes are ObjectGraph's own; Apple's recipe is not documented).
+    public let compiledEntityVersionHashes: [String: Data]?
 
     private let byName: [String: EntityDescription]
     private let numbers: [String: Int]
@@ -93,6 +98,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         }
         for root in entities.filter({ $0.parentEntityName == nil }).map(\.name).sorted() { number(root) }
         self.numbers = numbers
+        compiledEntityVersionHashes = nil
         try validate()
     }
 
@@ -100,7 +106,11 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     /// `Z_PRIMARYKEY` table numbers entities differently (a migrated store keeps the numbers its rows carry;
     /// entities added later get new ones), using the store's numbers. Entities missing from `entityNumbers`
     /// keep the model's.
-    init(copying model: ManagedObjectModel, bundleURL: URL?, entityNumbers: [String: Int]? = nil) {
+    init(
+        copying model: ManagedObjectModel, bundleURL: URL?, entityNumbers: [String: Int]? = nil,
+        compiledEntityVersionHashes: [String: Data]? = nil
+    ) {
+        self.compiledEntityVersionHashes = compiledEntityVersionHashes ?? model.compiledEntityVersionHashes
         entities = model.entities
         configurations = model.configurations
         fetchRequestTemplates = model.fetchRequestTemplates

@@ -4,7 +4,9 @@ extension ManagedObjectModel {
     /// Loads a model from an Xcode model file, as Core Data loads a compiled `.momd`.
     ///
     /// `url` may be an `.xcdatamodeld` bundle (its current version is loaded, see ``ModelBundle``), one
-    /// `.xcdatamodel` version folder, or the `contents` XML file inside one. The model's
+    /// `.xcdatamodel` version folder, or the `contents` XML file inside one — or a compiled model: a `.momd`
+    /// folder (its current version, with Core Data's version hashes from `VersionInfo.plist`, see
+    /// ``compiledEntityVersionHashes``) or a single `.mom` file. The model's
     /// ``versionName`` is the version folder's name without its extension (`People 2`).
     ///
     /// - Parameters:
@@ -22,6 +24,11 @@ extension ManagedObjectModel {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw ModelLoadError(file: path, reason: .unreadable("no such file or folder"))
         }
+        if CompiledModels.isCompiled(url, isDirectory: isDirectory.boolValue) {
+            if isDirectory.boolValue { return try ModelBundle(contentsOf: url).currentModel(classes: classes) }
+            return try CompiledModels.loadMom(url, versionName: url.deletingPathExtension().lastPathComponent,
+                hashes: nil, bundleURL: nil, classes: classes)
+        }
         guard isDirectory.boolValue else {
             let folder = url.deletingLastPathComponent()
             let versionName =
@@ -37,8 +44,8 @@ extension ManagedObjectModel {
             return try load(file: contents, versionName: versionName, classes: classes)
         }
         if url.pathExtension == "xcdatamodel" {
-            throw ModelLoadError(file: path, reason: .notAModel("the folder has no contents file (models last saved "
-                + "by Xcode 3, with binary elements and layout files, are not supported)"))
+            return try CompiledModels.loadXcode3(url, versionName: url.deletingPathExtension().lastPathComponent,
+                classes: classes)
         }
         return try ModelBundle(contentsOf: url).currentModel(classes: classes)
     }

@@ -1,9 +1,13 @@
 import Foundation
 
-/// A versioned Xcode model (`Name.xcdatamodeld`): its versions and which one is current.
+/// A versioned Xcode model (`Name.xcdatamodeld`) or a compiled one (`Name.momd`): its versions and which one is
+/// current.
 ///
 /// Xcode keeps one `Version.xcdatamodel` folder per model version and names the current one in a
-/// property list, `.xccurrentversion`, under `_XCCurrentVersionName`. Migration needs the older versions
+/// property list, `.xccurrentversion`, under `_XCCurrentVersionName`. Its model compiler writes one `Version.mom`
+/// per version into a `.momd` folder, with a `VersionInfo.plist` naming the current version and carrying Core
+/// Data's entity version hashes for each, which the loaded models keep
+/// (``ManagedObjectModel/compiledEntityVersionHashes``). Migration needs the older versions
 /// as well as the current one, so the bundle lists them all and loads any of them.
 public struct ModelBundle: Sendable, Hashable {
     /// The bundle folder.
@@ -17,6 +21,12 @@ public struct ModelBundle: Sendable, Hashable {
 
     /// The largest `.xccurrentversion` accepted (Xcode's is a few hundred bytes).
     private static let currentVersionFileLimit = 1 << 20
+    /// For a compiled bundle (`.momd`): its `VersionInfo.plist` (Core Data's version hashes per version); nil for
+    /// an `.xcdatamodeld` source bundle.
+    let compiledVersionInfo: CompiledModels.VersionInfo?
+
+    /// Whether the bundle is compiled (`.momd`: `.mom` files) rather than Xcode source (`.xcdatamodeld`).
+    public var isCompiled: Bool { compiledVersionInfo != nil }
 
     /// Reads the bundle's version list and current version.
     ///
@@ -24,6 +34,21 @@ public struct ModelBundle: Sendable, Hashable {
     ///   `.xccurrentversion` is malformed, or when it names a version the bundle does not have.
     public init(contentsOf url: URL) throws(ModelLoadError) {
         self.url = url
+        if CompiledModels.isCompiled(url, isDirectory: true) {
+            let info = try CompiledModels.versionInfo(in: url)
+            versionNames = try CompiledModels.versionNames(in: url).sorted(by: Self.versionOrder)
+            guard let last = versionNames.last else {
+                throw ModelLoadError(file: url.path, reason: .notAModel("the folder holds no .mom version"))
+            }
+            if let named = info.currentVersionName, !versionNames.contains(named) {
+                throw ModelLoadError(file: url.appendingPathComponent("VersionInfo.plist").path,
+                    reason: .unknownVersion(named))
+            }
+            currentVersionName = info.currentVersionName ?? last
+            compiledVersionInfo = info
+            return
+        }
+        compiledVersionInfo = nil
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: url.path)
@@ -52,9 +77,10 @@ public struct ModelBundle: Sendable, Hashable {
 
     /// The folder of version `name` (with or without `.xcdatamodel`), if the bundle has it.
     public func url(ofVersion name: String) -> URL? {
-        let bare = name.hasSuffix(".xcdatamodel") ? String(name.dropLast(".xcdatamodel".count)) : name
+        let suffix = isCompiled ? ".mom" : ".xcdatamodel"
+        let bare = name.hasSuffix(suffix) ? String(name.dropLast(suffix.count)) : name
         guard versionNames.contains(bare) else { return nil }
-        return url.appendingPathComponent(bare + ".xcdatamodel")
+        return url.appendingPathComponent(bare + suffix)
     }
 
     /// Loads version `name` (with or without `.xcdatamodel`).
@@ -67,12 +93,16 @@ public struct ModelBundle: Sendable, Hashable {
         guard let folder = url(ofVersion: name) else {
             throw ModelLoadError(file: url.path, reason: .unknownVersion(name))
         }
+        let versionName = folder.deletingPathExtension().lastPathComponent
+        if let info = compiledVersionInfo {
+            return try CompiledModels.loadMom(folder, versionName: versionName, hashes: info.versionHashes[versionName],
+                bundleURL: url, classes: classes)
+        }
         let contents = folder.appendingPathComponent("contents")
         guard FileManager.default.fileExists(atPath: contents.path) else {
-            throw ModelLoadError(file: folder.path, reason: .notAModel("the folder has no contents file (models last "
-                + "saved by Xcode 3, with binary elements and layout files, are not supported)"))
+            let model = try CompiledModels.loadXcode3(folder, versionName: versionName, classes: classes)
+            return ManagedObjectModel(copying: model, bundleURL: url)
         }
-        let versionName = folder.deletingPathExtension().lastPathComponent
         let model = try ManagedObjectModel.load(file: contents, versionName: versionName, classes: classes)
         return ManagedObjectModel(copying: model, bundleURL: url)
     }

@@ -1,0 +1,158 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import ObjectGraph
+
+/// Compiled models (issue 33): `.mom` keyed archives and `.momd` folders load into the same model as their
+/// sources, `.momd` carries Core Data's version hashes into the model and the stores written with it, and bad
+/// archives are typed errors.
+@Suite struct CompiledModelTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// Every source model the tests have: the app's, the migration fixtures' versions, the model fixtures.
+    static func sourceModels() throws -> [(String, ManagedObjectModel)] {
+        var models: [(String, ManagedObjectModel)] = [
+            ("People", try ManagedObjectModel.load(contentsOf: repository.appendingPathComponent("Resources/People.xcdatamodeld")))
+        ]
+        let library = try ModelBundle(contentsOf: MigrationFixtures.library)
+        for name in library.versionNames { models.append((name, try library.model(named: name))) }
+        let folder = ModelLoadingFixtureTests.folder
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        where name.hasSuffix(".xcdatamodel") {
+            if let model = try? ManagedObjectModel.load(contentsOf: folder.appendingPathComponent(name)) {
+                models.append((name, model))
+            }
+        }
+        return models
+    }
+
+    /// What a model says, property by property, in one comparable text (entity hashes included).
+    static func summary(_ model: ManagedObjectModel) -> [String] {
+        model.entities.sorted { $0.name < $1.name }.flatMap { entity -> [String] in
+            let head = "\(entity.name) parent=\(entity.parentEntityName ?? "-") abstract=\(entity.isAbstract) "
+                + "class=\(entity.managedObjectClassName ?? "-") unique=\(entity.uniquenessConstraints) "
+                + "indexes=\(entity.fetchIndexes.map { "\($0.name):\($0.elements.map { "\($0.property)\($0.ascending)" })" }) "
+                + "hash=\(entity.versionHash.base64EncodedString())"
+            let attributes = entity.ownAttributes.sorted { $0.name < $1.name }.map { a in
+                "  \(a.name) \(a.attributeType) optional=\(a.isOptional) transient=\(a.isTransient) "
+                    + "default=\(a.defaultValue) renamed=\(a.renamingIdentifier ?? "-") "
+                    + "transformer=\(a.valueTransformerName ?? "-") preserves=\(a.preservesValueInHistoryOnDeletion) "
+                    + "external=\(a.allowsExternalBinaryDataStorage)"
+            }
+            let relationships = entity.ownRelationships.sorted { $0.name < $1.name }.map { r in
+                "  \(r.name) → \(r.destinationEntityName) inverse=\(r.inverseName ?? "-") many=\(r.isToMany) "
+                    + "ordered=\(r.isOrdered) rule=\(r.deleteRule) optional=\(r.isOptional) min=\(r.minCount) "
+                    + "max=\(r.maxCount)"
+            }
+            return [head] + attributes + relationships
+        } + ["identifiers=\(model.versionIdentifiers.sorted())"]
+    }
+
+    @Test func everySourceModelRoundTripsThroughAMomFile() throws {
+        let directory = TemporaryDirectory()
+        let models = try Self.sourceModels()
+        #expect(models.count >= 5)
+        for (name, model) in models {
+            for knownKeys in [false, true] {
+                let file = directory.file("\(name)-\(knownKeys).mom")
+                try CompiledModelFixtures.mom(model, knownKeysEntities: knownKeys).write(to: file)
+                let loaded = try ManagedObjectModel.load(contentsOf: file)
+                #expect(Self.summary(loaded) == Self.summary(model), "\(name)")
+                #expect(loaded.entityVersionHashes == model.entityVersionHashes, "\(name)")
+                #expect(loaded.compiledEntityVersionHashes == nil)
+            }
+        }
+    }
+
+    @Test func aMomdCarriesCoreDatasHashesIntoTheModelAndTheStore() throws {
+        let directory = TemporaryDirectory()
+        let source = try ModelBundle(contentsOf: MigrationFixtures.library)
+        let versions = try source.versionNames.map { ($0, try source.model(named: $0)) }
+        // Stand-ins for Apple's hashes: any 32 bytes that differ from ours.
+        var hashes: [String: [String: Data]] = [:]
+        for (version, model) in versions {
+            hashes[version] = model.entityVersionHashes.mapValues { Data($0.reversed()) }
+        }
+        let momd = try CompiledModelFixtures.momd(versions, hashes: hashes, in: directory, name: "Library")
+        let bundle = try ModelBundle(contentsOf: momd)
+        #expect(bundle.isCompiled)
+        #expect(bundle.versionNames == source.versionNames)
+        #expect(bundle.currentVersionName == source.versionNames.last)
+        let current = try ManagedObjectModel.load(contentsOf: momd)
+        #expect(current.versionName == source.versionNames.last)
+        #expect(current.entityVersionHashes == hashes[source.versionNames.last ?? ""])
+        #expect(Self.summary(current) == Self.summary(try source.currentModel()))
+
+        // A store written with the compiled first version records its hashes, and the compiled current version
+        // migrates it, finding its version by those hashes and recording the current version's.
+        let storeURL = directory.file("library.sqlite")
+        let first = try bundle.model(named: source.versionNames[0])
+        let writer = PersistentStoreCoordinator(managedObjectModel: first)
+        try writer.addPersistentStore(ofType: .sqlite, configurationName: nil, at: storeURL, options: PersistentStoreOptions())
+        try MigrationFixtures.fillLibraryVersion1(MigrationFixtures.context(writer))
+        for store in writer.persistentStores { try writer.remove(store) }
+        #expect(try PersistentStoreCoordinator.metadataForPersistentStore(at: storeURL).entityVersionHashes
+            == hashes[source.versionNames[0]])
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: current)
+        try coordinator.addPersistentStore(ofType: .sqlite, configurationName: nil, at: storeURL,
+            options: PersistentStoreOptions())
+        #expect(try PersistentStoreCoordinator.metadataForPersistentStore(at: storeURL).entityVersionHashes
+            == hashes[source.versionNames.last ?? ""])
+        let context = MigrationFixtures.context(coordinator)
+        let books = try context.performAndWait { try context.count(for: FetchRequest<ManagedObject>(entityName: "Book")) }
+        #expect(books == 3)
+    }
+
+    @Test func badArchivesAreTypedErrorsNeverCrashes() throws {
+        let directory = TemporaryDirectory()
+        let model = try Self.sourceModels()[0].1
+        let good = CompiledModelFixtures.mom(model)
+        func load(_ bytes: Data) -> ModelLoadError? {
+            let file = directory.file("bad.mom")
+            do {
+                try bytes.write(to: file)
+                _ = try ManagedObjectModel.load(contentsOf: file)
+                return nil
+            } catch let error as ModelLoadError {
+                return error
+            } catch {
+                Issue.record("untyped error \(error)")
+                return nil
+            }
+        }
+        #expect(load(Data("not a plist".utf8))?.description.contains("not a property list") == true)
+        let notArchive = BinaryPropertyList.encode(.dictionary([("a", .integer(1))]))
+        #expect(load(notArchive)?.description.contains("not a keyed archive") == true)
+        let builder = KeyedArchiveBuilder()
+        let root = builder.object("NSString", fields: [("NS.string", .string("x"))])
+        #expect(load(builder.archive(root: root))?.description.contains("not an NSManagedObjectModel") == true)
+        // Every truncation and a byte flipped at many places: an error or a model, never a crash.
+        var random = SeededRandom(seed: 33)
+        for cut in stride(from: 0, to: good.count, by: max(1, good.count / 200)) { _ = load(good.prefix(cut)) }
+        for _ in 0..<200 {
+            var damaged = good
+            let at = Int.random(in: 8..<damaged.count, using: &random)
+            damaged[at] = UInt8.random(in: 0...255, using: &random)
+            _ = load(damaged)
+        }
+    }
+
+    @Test func anXcode3ModelIsExplained() throws {
+        let directory = TemporaryDirectory()
+        let folder = directory.file("Old.xcdatamodel")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let builder = KeyedArchiveBuilder()
+        let root = builder.object("XDPMModel", fields: [("name", builder.add(.string("Old")))])
+        try builder.archive(root: root).write(to: folder.appendingPathComponent("elements"))
+        #expect {
+            try ManagedObjectModel.load(contentsOf: folder)
+        } throws: { error in
+            (error as? ModelLoadError)?.description.contains("last saved by Xcode 3") == true
+        }
+        // An elements file that is a Core Data model archive loads.
+        let model = try Self.sourceModels()[0].1
+        try CompiledModelFixtures.mom(model).write(to: folder.appendingPathComponent("elements"))
+        #expect(Self.summary(try ManagedObjectModel.load(contentsOf: folder)) == Self.summary(model))
+    }
+}
