@@ -22,6 +22,7 @@ let package = Package(
     targets: [
         // System libraries and C shims.
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CNCurses", path: "Sources/CNCurses", providers: [.apt(["libncursesw5-dev"])]),
         // libxml2 reads Xcode model files; its headers live in /usr/include/libxml2, which pkg-config supplies.
         .systemLibrary(
@@ -38,7 +39,9 @@ let package = Package(
         // The framework: model, stores, coordinator, contexts, fetch requests, fetched-results controller.
         .target(
             name: "ObjectGraph",
-            dependencies: ["SQLiteStorage", "SectionedChanges", "CLibXML2", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "SQLiteStorage", "SectionedChanges", "CLibXML2", "CZlib", .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
 
         // A UITableView-like list for terminals; the only module that calls ncurses.
@@ -81,7 +84,7 @@ let package = Package(
         .testTarget(
             name: "ObjectGraphTests",
             dependencies: [
-                "ObjectGraph", "SQLiteStorage", "SectionedChanges", "TestSupport",
+                "ObjectGraph", "SQLiteStorage", "SectionedChanges", "TestSupport", "CZlib",
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 // The kill test runs the importer (depending on it makes `swift test` build it); I/O-fault tests.
                 "objectgraph-crash-importer", "CFaultVFS",
@@ -92,7 +95,7 @@ let package = Package(
         .testTarget(name: "PeopleTests", dependencies: ["People", "PeopleResources", "ObjectGraph", "TerminalTableView"]),
         .testTarget(name: "PeopleEndToEndTests", dependencies: ["PeopleCommand", "TestSupport"]),
         // Depending on the executable target makes `swift test` build the `objectgraph` binary the tests run.
-        .testTarget(name: "ObjectGraphCommandTests", dependencies: ["ObjectGraphCommand", "ObjectGraph", "SQLiteStorage", "TestSupport"]),
+        .testTarget(name: "ObjectGraphCommandTests", dependencies: ["ObjectGraphCommand", "ObjectGraph", "SQLiteStorage", "TestSupport", "CZlib"]),
     ],
     swiftLanguageModes: [.v6]
 )
