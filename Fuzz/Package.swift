@@ -21,6 +21,12 @@ let package = Package(
             name: "FuzzPredicateParser",
             dependencies: [.product(name: "ObjectGraph", package: "ObjectGraph")]
         ),
+        // Feeds bytes to ManagedObjectModel.load(compiled:source:): the property-list parser, the keyed-archive
+        // reader and the .mom decoder.
+        .executableTarget(
+            name: "FuzzCompiledModel",
+            dependencies: [.product(name: "ObjectGraph", package: "ObjectGraph")]
+        ),
         // Feeds bytes to the streaming import reader (JSON array, JSON Lines, CSV) in every chunk size, and
         // its rows to the value converter: rows or typed errors, the same at any chunk boundary.
         .executableTarget(

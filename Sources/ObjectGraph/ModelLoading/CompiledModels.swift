@@ -108,3 +108,19 @@ enum CompiledModels {
             + "in a newer Xcode and save it (that writes a contents XML file), or load its compiled .mom/.momd"))
     }
 }
+
+extension ManagedObjectModel {
+    /// Loads a compiled model from the bytes of a `.mom` file (a keyed archive), as ``load(contentsOf:classes:)``
+    /// loads one from a file.
+    ///
+    /// - Throws: ``ModelLoadError`` naming `source` when the bytes are not a keyed archive of a Core Data model or
+    ///   the model contradicts itself. Bad input never crashes.
+    public static func load(compiled data: Data, source: String, classes: [ManagedObject.Type] = [])
+        throws(ModelLoadError) -> ManagedObjectModel
+    {
+        guard data.count <= CompiledModels.maximumFileBytes else {
+            throw ModelLoadError(file: source, reason: .tooLarge("\(data.count) bytes"))
+        }
+        return try CompiledModels.decode(data, source: source, versionName: nil, classes: classes)
+    }
+}
