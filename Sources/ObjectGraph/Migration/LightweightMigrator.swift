@@ -150,10 +150,22 @@ public struct LightweightMigrator: Sendable {
                     reason: "version \(name) of \(bundle.url.lastPathComponent) cannot be loaded (\(error))")
             }
         }
-        guard let sourceIndex = versions.lastIndex(where: { $0.entityVersionHashes == storeHashes }) else {
+        var found = versions.lastIndex(where: { $0.entityVersionHashes == storeHashes })
+        if found == nil, metadata.writer != .objectGraph {
+            // A store Core Data wrote, with hashes no source version reproduces: its version is the last one whose
+            // schema it has.
+            found = versions.lastIndex { version in
+                guard let compatibility = try? SQLiteStore.compatibility(connection, metadata: metadata, model: version)
+                else { return false }
+                if case .incompatible = compatibility { return false }
+                return true
+            }
+        }
+        guard let sourceIndex = found else {
             throw .incompatibleModel(path: path, entities: Self.differing(storeHashes, destination),
                 reason: "no version of \(bundle.url.lastPathComponent) (\(bundle.versionNames.joined(separator: ", "))) "
-                    + "has the store's entity version hashes, so the store's model is unknown")
+                    + (metadata.writer == .objectGraph ? "has the store's entity version hashes"
+                        : "has the store's entity version hashes or its schema") + ", so the store's model is unknown")
         }
         let sourceName = versions[sourceIndex].versionName ?? bundle.versionNames[sourceIndex]
         var chain: [ManagedObjectModel]

@@ -20,12 +20,35 @@ extension PersistentStoreCoordinator {
             metadata.entityVersionHashes != managedObjectModel.entityVersionHashes
         else { return }  // New, not a store (opening it says so), or compatible.
         if metadata.writer != .objectGraph {
-            // Core Data's hashes cannot be computed here, so no model version can be matched by them: a store
-            // whose schema is the model's opens as it is; any other is refused, naming what differs.
+            // Core Data's hashes are computed here only when the model came from a compiled .momd: a store whose
+            // schema is the model's opens as it is; any other is migrated from the version of the bundle whose
+            // hashes (compiled bundles) or schema (source bundles) it has, or refused, naming what differs.
             let compatibility = try PersistentStoreCoordinator.compatibility(ofStoreAt: url, with: managedObjectModel)
             guard case .incompatible(let reason) = compatibility else { return }
-            throw .incompatibleStore(path: path, reason: "it was \(metadata.writer), whose entity version hashes "
-                + "are not the model's, and its schema differs: \(reason)")
+            let refusal = "it was \(metadata.writer), whose entity version hashes are not the model's, and its "
+                + "schema differs: \(reason)"
+            let bundleURL: URL
+            do {
+                bundleURL = try migrationBundleURL(options: options) { ObjectGraphError.incompatibleStore(path: path, reason: $0) }
+            } catch {
+                throw .incompatibleStore(path: path, reason: refusal)
+            }
+            let bundle: ModelBundle
+            do throws(ModelLoadError) {
+                bundle = try ModelBundle(contentsOf: bundleURL)
+            } catch {
+                throw .incompatibleStore(path: path, reason: refusal + " (the model bundle cannot be read: \(error))")
+            }
+            do {
+                try LightweightMigrator(bundle: bundle, destination: managedObjectModel).migrate(storeAt: url)
+            } catch {
+                if case .incompatibleModel = error {
+                    throw .incompatibleStore(path: path, reason: refusal + "; and no version of "
+                        + "\(bundle.url.lastPathComponent) has its hashes or its schema, so it cannot be migrated")
+                }
+                throw error
+            }
+            return
         }
         let entities = LightweightMigrator.differing(metadata.entityVersionHashes, managedObjectModel)
         func refuse(_ reason: String) -> ObjectGraphError {
