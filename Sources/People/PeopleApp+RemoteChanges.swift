@@ -60,7 +60,7 @@ extension PeopleApp {
             needsDisplay = true
             return
         case .contentsReplaced:
-            message = ("Another program replaced the store (a restored backup); the list was read again", false)
+            message = ("Another program replaced the store (a restored backup); list read again", false)
             remoteTally = RemoteChangeTally()
             needsDisplay = true
             return
