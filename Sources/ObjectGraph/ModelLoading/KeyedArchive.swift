@@ -96,9 +96,9 @@ struct KeyedArchive: Sendable {
     func resolved(_ value: Value?) -> Value? {
         guard let value else { return nil }
         guard case .reference(let index) = value else { return value }
+        // (UID 0 is nil; a "$null" string elsewhere is that string.)
         guard index > 0, index < objects.count else { return nil }
         if case .reference = objects[index] { return nil }  // A reference to a reference is not an archive's.
-        if case .string("$null") = objects[index] { return nil }
         return objects[index]
     }
 
