@@ -23,6 +23,7 @@ import SQLiteStorage
 /// | `objectgraph_avg` | list | `@avg` of a `group_concat` of numbers (NULL for NULL) |
 /// | `objectgraph_arithmetic` | operation, left, right | ``FetchPredicate/Arithmetic`` of two numbers; NULL otherwise |
 /// | `objectgraph_collation_key` | value, variant | ``CollationKey`` of a string as a blob; other values unchanged |
+/// | `objectgraph_upper` | text | the text upper-cased as `String.uppercased()` does (derived `uppercase:`) |
 public enum PredicateSQLFunctions {
     /// The name of the SQL function that removes diacritics but keeps case (`[d]` comparisons).
     public static let unaccentFunctionName = "objectgraph_unaccent"
@@ -38,6 +39,9 @@ public enum PredicateSQLFunctions {
     public static let averageFunctionName = "objectgraph_avg"
     /// The name of the SQL function behind `+`, `-`, `*` and `/` (operation code, left, right).
     public static let arithmeticFunctionName = "objectgraph_arithmetic"
+    /// The name of the SQL function that upper-cases text as `String.uppercased()` does (derived attributes'
+    /// `uppercase:`).
+    public static let uppercaseFunctionName = "objectgraph_upper"
 
     /// Registers every function on `connection`. The store calls this once for each connection it opens,
     /// before running any statement that a predicate or a sort criterion produced.
@@ -56,6 +60,10 @@ public enum PredicateSQLFunctions {
             }
         }
         try registerAffix(on: connection)
+        try connection.registerTextFunction(name: uppercaseFunctionName, deterministic: true) { bytes, emit in
+            var upper = String(decoding: bytes, as: UTF8.self).uppercased()
+            upper.withUTF8 { emit($0) }
+        }
         try connection.registerFunction(name: arithmeticFunctionName, argumentCount: 3, deterministic: true) { arguments in
             let operations = FetchPredicate.Arithmetic.Operation.allCases
             guard arguments.count == 3, let code = arguments[0].integerValue, code >= 0, code < operations.count else {

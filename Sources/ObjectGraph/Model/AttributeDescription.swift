@@ -38,8 +38,9 @@ public struct AttributeDescription: Sendable, Hashable, CustomStringConvertible 
     /// file's `preserveAfterDeletion="YES"`. Attributes that allow external storage are never kept.
     public var preservesValueInHistoryOnDeletion = false
     /// The derivation of a derived attribute (the model file's `derived="YES"` and `derivationExpression`, such
-    /// as `pages.@count`), kept as written; nil for an ordinary attribute. ObjectGraph does not compute it yet:
-    /// in a store Core Data wrote, its triggers keep the column, and saves leave it to them.
+    /// as `pages.@count`), kept as written; nil for an ordinary attribute. SQLite stores compute it at save time:
+    /// in a store Core Data wrote its own triggers keep the column, in ObjectGraph's stores ours do (see the
+    /// README's *Derived attributes*); saves never write the column themselves.
     public var derivationExpression: String? = nil
     /// Whether the attribute is derived (``derivationExpression``).
     public var isDerived: Bool { derivationExpression != nil }

@@ -9,9 +9,8 @@ extension ModelContentsDecoder {
     /// `valueTransformerName`, `customClassName` and a `<userInfo>` child. Absent Booleans are NO, as in
     /// Xcode's files.
     ///
-    /// Derived attributes (`derived="YES"` with a `derivationExpression`) are loaded as ordinary stored
-    /// attributes: Core Data keeps them in a column of their own, so the store layout stays the same, but the
-    /// value is not computed here; the app sets it. Other Xcode-only flags (`spotlightIndexingEnabled`,
+    /// Derived attributes (`derived="YES"` with a `derivationExpression`) are stored attributes with their
+    /// derivation (Core Data keeps them in a column of their own; SQLite stores compute them at save time). Other Xcode-only flags (`spotlightIndexingEnabled`,
     /// `storedInTruthFile`, `allowsCloudEncryption`, `syncable`) are ignored.
     mutating func attribute(_ element: ModelElementReader) throws(ModelLoadError)
         -> (attribute: AttributeDescription, indexed: Bool)

@@ -49,6 +49,7 @@ extension SQLiteStore {
             for index in StoreIndexes.expected(model: model, layouts: layouts, joinTables: joinTables) {
                 try connection.execute(index.sql)
             }
+            try DerivedAttributeTriggers(model: model, layouts: layouts).reconcile(connection)
             try connection.prepare("INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)")
                 .run([.text(uuid), .blob([UInt8](try StoreMetadata(storeType: "SQLite", storeUUID: uuid,
                     entityVersionHashes: model.entityVersionHashes,
@@ -94,6 +95,11 @@ extension SQLiteStore {
                     _ = try connection.transaction(.immediate) {
                         try StoreIndexes.reconcile(connection, expected: expected)
                     }
+                }
+                // Derived attributes' triggers follow the model too (a migration rebuilds tables without them).
+                let derived = DerivedAttributeTriggers(model: model, layouts: layouts)
+                if try derived.needsReconciling(connection) {
+                    try connection.transaction(.immediate) { try derived.reconcile(connection) }
                 }
             }
             return uuid

@@ -105,8 +105,10 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
         } catch {
             throw Self.openError(error, path: path)
         }
+        // Derived attributes are computed by triggers in every store: Core Data's own in the stores it wrote,
+        // ours (``DerivedAttributeTriggers``) in ObjectGraph's. Updates never write their columns.
         layouts = TableLayout.layouts(for: self.model, externalStorage: externalStorage,
-            derivedColumnsKeptByTriggers: isForeignStore)
+            derivedColumnsKeptByTriggers: true)
         joinTables = JoinTable.tables(for: self.model)
         layoutsByNumber = Dictionary(layouts.values.map { ($0.entityNumber, $0) }) { first, _ in first }
         identifier = try prepareSchema(connection)
