@@ -3,6 +3,7 @@ import Foundation
 import SQLiteStorage
 import Testing
 import TestSupport
+@testable import ObjectGraph
 
 /// `objectgraph model` on compiled models: a `.mom` file, and `--from-store` reading a Core Data store's model
 /// cache.

@@ -28,7 +28,7 @@ import TestSupport
         }
     }
 
-    @Test func randomValuesRoundTripThroughFoundationsArchiver() throws {
+    @Test func randomValuesRoundTrip() throws {
         var random = SeededRandom(seed: 1800)
         for _ in 0..<500 {
             let value = Self.randomValue(&random, depth: 3)
@@ -36,6 +36,19 @@ import TestSupport
             let decoded = try ArchivedValue(keyedArchive: archive)
             #expect(decoded == value, "\(value) → \(decoded)")
         }
+    }
+
+    @Test func foundationsArchiverAndOursAgree() throws {
+        // Foundation's own archives decode; ours are archives Foundation's unarchiver reads back as the same objects.
+        let object: NSDictionary = ["name": "Zoë", "tags": ["a", "b"] as NSArray, "count": 3, "ok": true,
+            "when": NSDate(timeIntervalSinceReferenceDate: 42), "bytes": NSData(data: Data([9, 8]))]
+        let expected = ArchivedValue.dictionary(["name": .string("Zoë"), "tags": .array([.string("a"), .string("b")]),
+            "count": .integer(3), "ok": .boolean(true), "when": .date(Date(timeIntervalSinceReferenceDate: 42)),
+            "bytes": .data(Data([9, 8]))])
+        let theirs = try NSKeyedArchiver.archivedData(withRootObject: object, requiringSecureCoding: false)
+        #expect(try ArchivedValue(keyedArchive: theirs) == expected)
+        let read = try NSKeyedUnarchiver.unarchiveTopLevelObjectWithData(expected.keyedArchive()) as? NSDictionary
+        #expect(read == object)
     }
 
     @Test func applesObjectFormsDecode() throws {

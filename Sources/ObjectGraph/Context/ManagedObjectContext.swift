@@ -127,12 +127,12 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     private let objectsDidChangeObservers =
         ObserverList<(handler: (ObjectsDidChange) -> Void, followsObjectIDs: Bool)>()
-    private let didSaveObservers = Locked<[UInt64: @Sendable (ContextDidSave) -> Void]>([:])
+    private let didSaveObservers = ObserverList<@Sendable (ContextDidSave) -> Void>()
     private let willSaveObservers = ObserverList<() -> Void>()
     /// Told about saves that reached this context as a parent store: its own saves and its children's pushes.
-    private let parentStoreSaveObservers = Locked<[UInt64: @Sendable (ContextDidSave) -> Void]>([:])
+    private let parentStoreSaveObservers = ObserverList<@Sendable (ContextDidSave) -> Void>()
     /// Children that follow other writers' commits this context merged (see ``automaticallyMergesRemoteChanges``).
-    private let remoteMergeObservers = Locked<[UInt64: @Sendable (ContextDidSave) -> Void]>([:])
+    private let remoteMergeObservers = ObserverList<@Sendable (ContextDidSave) -> Void>()
     /// The child's subscription to its parent's merges of other writers' commits.
     private var remoteMergeToken: ObservationToken?
     let nextObserverID = Atomic<UInt64>(0)
@@ -364,8 +364,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Observes this context's saves, delivered on the saving (this context's) queue right after each save.
     public func addDidSaveObserver(_ handler: @escaping @Sendable (ContextDidSave) -> Void) -> ObservationToken {
         let id = nextObserverID.add(1, ordering: .relaxed).newValue
-        didSaveObservers.withLock { $0[id] = handler }
-        return ObservationToken { [weak self] in _ = self?.didSaveObservers.withLock { $0.removeValue(forKey: id) } }
+        didSaveObservers.add(id, handler)
+        return ObservationToken { [weak self] in self?.didSaveObservers.remove(id) }
     }
 
     func notifyObjectsDidChange(_ change: ObjectsDidChange) {
@@ -389,8 +389,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     }
 
     func notifyDidSave(_ save: ContextDidSave) {
-        let handlers = didSaveObservers.withLock { $0.sorted { $0.key < $1.key }.map(\.value) }
-        for handler in handlers { handler(save) }
+        for handler in didSaveObservers.handlers { handler(save) }
         NotificationCenter.default.post(
             name: .managedObjectContextDidSave, object: self, userInfo: [ContextDidSave.userInfoKey: save])
         notifyParentStoreSave(save)
@@ -398,24 +397,22 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// Tells this context's children (those merging automatically) about a save that reached it.
     func notifyParentStoreSave(_ save: ContextDidSave) {
-        let handlers = parentStoreSaveObservers.withLock { Array($0.values) }
-        for handler in handlers { handler(save) }
+        for handler in parentStoreSaveObservers.handlers { handler(save) }
     }
 
     private func addParentStoreSaveObserver(_ handler: @escaping @Sendable (ContextDidSave) -> Void)
         -> ObservationToken
     {
         let id = nextObserverID.add(1, ordering: .relaxed).newValue
-        parentStoreSaveObservers.withLock { $0[id] = handler }
+        parentStoreSaveObservers.add(id, handler)
         return ObservationToken { [weak self] in
-            _ = self?.parentStoreSaveObservers.withLock { $0.removeValue(forKey: id) }
+            self?.parentStoreSaveObservers.remove(id)
         }
     }
 
     /// Tells this context's children that follow remote changes about another writer's commit it merged.
     func notifyRemoteMerge(_ save: ContextDidSave) {
-        let handlers = remoteMergeObservers.withLock { $0.sorted { $0.key < $1.key }.map(\.value) }
-        for handler in handlers { handler(save) }
+        for handler in remoteMergeObservers.handlers { handler(save) }
     }
 
     private func updateAutomaticMerging() {
@@ -425,9 +422,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         if let parent, automaticallyMergesRemoteChanges {
             // Another writer's commit reaches a child through its parent, once the parent has merged it.
             let id = parent.nextObserverID.add(1, ordering: .relaxed).newValue
-            parent.remoteMergeObservers.withLock { $0[id] = { [weak self] save in self?.enqueueMerge(save) } }
+            parent.remoteMergeObservers.add(id) { [weak self] save in self?.enqueueMerge(save) }
             remoteMergeToken = ObservationToken { [weak parent] in
-                _ = parent?.remoteMergeObservers.withLock { $0.removeValue(forKey: id) }
+                parent?.remoteMergeObservers.remove(id)
             }
         }
         let merge: @Sendable (ContextDidSave) -> Void = { [weak self] save in

@@ -7,7 +7,7 @@ import Foundation
 /// A Transformable attribute holds the archive's bytes (``AttributeValue/binary(_:)``), exactly as Apple's Core
 /// Data wrote them; read and write it as an `ArchivedValue` through the attribute's typed accessor
 /// (`object["tags"] as ArchivedValue?`, `object["tags"] = ArchivedValue.array([...])`), which decodes and encodes
-/// the archive. Encoding uses Foundation's `NSKeyedArchiver`, whose archives Apple's secure unarchiver reads.
+/// the archive. Archives are written in `NSKeyedArchiver`'s layout, which Apple's secure unarchiver reads.
 /// Archives of other classes (a custom `NSSecureCoding` class of an app) are not decoded: ``init(keyedArchive:)``
 /// throws, naming the class, and the bytes stay readable as `Data`.
 public indirect enum ArchivedValue: Sendable, Hashable {
@@ -128,29 +128,37 @@ public indirect enum ArchivedValue: Sendable, Hashable {
         throw DecodingError(reason: "it holds a \(object.className), which is not a property-list-like Foundation class")
     }
 
-    /// The value as a keyed archive, as Core Data's `NSSecureUnarchiveFromData` transformer stores it.
+    /// The value as a keyed archive, as Core Data's `NSSecureUnarchiveFromData` transformer stores it: a binary
+    /// property list in `NSKeyedArchiver`'s layout, with Foundation's class names (`NSArray`, `NSSet`,
+    /// `NSDictionary`, `NSDate`, `NSURL`, `NSUUID`, `NSNull`) and strings, numbers and data inline, as Apple's
+    /// archiver writes them.
     public func keyedArchive() -> Data {
-        (try? NSKeyedArchiver.archivedData(withRootObject: foundationObject, requiringSecureCoding: false)) ?? Data()
+        let builder = KeyedArchiveBuilder()
+        return builder.archive(root: archived(into: builder))
     }
 
-    /// The Foundation object the archive is written from.
-    private var foundationObject: Any {
+    /// Adds the value's objects to `builder`, returning the reference to it.
+    private func archived(into builder: KeyedArchiveBuilder) -> PropertyListValue {
         switch self {
-        case .null: return NSNull()
-        case .string(let text): return NSString(string: text)
-        case .integer(let number): return NSNumber(value: number)
-        case .double(let number): return NSNumber(value: number)
-        case .boolean(let flag): return NSNumber(value: flag)
-        case .date(let date): return NSDate(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate)
-        case .data(let bytes): return NSData(data: bytes)
-        case .url(let url): return NSURL(string: url.absoluteString) ?? NSNull()
-        case .uuid(let uuid): return NSUUID(uuidString: uuid.uuidString) ?? NSNull()
-        case .array(let members): return NSArray(array: members.map(\.foundationObject))
-        case .set(let members): return NSSet(array: members.map(\.foundationObject))
+        case .null: return builder.object("NSNull", fields: [])
+        case .string(let text): return builder.add(.string(text))
+        case .integer(let number): return builder.add(.integer(number))
+        case .double(let number): return builder.add(.real(number))
+        case .boolean(let flag): return builder.add(.boolean(flag))
+        case .data(let bytes): return builder.add(.data(bytes))
+        case .date(let date):
+            return builder.object("NSDate", fields: [("NS.time", .real(date.timeIntervalSinceReferenceDate))])
+        case .url(let url):
+            return builder.object("NSURL", fields: [("NS.base", .uid(0)), ("NS.relative", builder.add(.string(url.absoluteString)))])
+        case .uuid(let uuid):
+            let bytes = withUnsafeBytes(of: uuid.uuid) { Data($0) }
+            return builder.object("NSUUID", fields: [("NS.uuidbytes", .data(bytes))])
+        case .array(let members):
+            return builder.array(members.map { $0.archived(into: builder) })
+        case .set(let members):
+            return builder.array(members.map { $0.archived(into: builder) }, className: "NSSet")
         case .dictionary(let entries):
-            let dictionary = NSMutableDictionary()
-            for (key, value) in entries { dictionary[NSString(string: key)] = value.foundationObject }
-            return dictionary
+            return builder.dictionary(entries.sorted { $0.key < $1.key }.map { ($0.key, $0.value.archived(into: builder)) })
         }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// A property-list value for ``BinaryPropertyList/encode(_:)``, including the UID type keyed archives use
 /// (Foundation on Linux cannot write UIDs).
-public indirect enum PropertyListValue: Sendable, Equatable {
+indirect enum PropertyListValue: Sendable, Equatable {
     case string(String)
     case integer(Int64)
     case real(Double)
@@ -15,7 +15,7 @@ public indirect enum PropertyListValue: Sendable, Equatable {
     /// Entries in the order written.
     case dictionary([(String, PropertyListValue)])
 
-    public static func == (lhs: PropertyListValue, rhs: PropertyListValue) -> Bool {
+    static func == (lhs: PropertyListValue, rhs: PropertyListValue) -> Bool {
         switch (lhs, rhs) {
         case let (.string(a), .string(b)): a == b
         case let (.integer(a), .integer(b)): a == b
@@ -32,11 +32,11 @@ public indirect enum PropertyListValue: Sendable, Equatable {
 }
 
 /// Writes binary property lists (`bplist00`) byte for byte from the format: a header, the objects, an offset
-/// table and a 32-byte trailer. Test fixtures for the keyed-archive readers are made with it, so no file Apple's
-/// tools wrote is needed.
-public enum BinaryPropertyList {
+/// table and a 32-byte trailer. Transformable values are archived with it (see ``ArchivedValue``), and the tests'
+/// fixtures for the keyed-archive readers are made with it, so no file Apple's tools wrote is needed.
+enum BinaryPropertyList {
     /// The bytes of `value` as a binary property list.
-    public static func encode(_ value: PropertyListValue) -> Data {
+    static func encode(_ value: PropertyListValue) -> Data {
         var objects: [[UInt8]] = []
         // Flatten depth first; containers are written after their members' indexes are known.
         func add(_ value: PropertyListValue) -> Int {
@@ -111,21 +111,21 @@ public enum BinaryPropertyList {
 }
 
 /// Builds a keyed archive (`NSKeyedArchiver`'s layout: `$archiver`, `$version`, `$top`, `$objects`) one object at a
-/// time, for test fixtures.
-public final class KeyedArchiveBuilder {
+/// time: how ``ArchivedValue`` writes Transformable values, and how tests write compiled-model fixtures.
+final class KeyedArchiveBuilder {
     private var objects: [PropertyListValue] = [.string("$null")]
     private var classes: [String: UInt32] = [:]
 
-    public init() {}
+    init() {}
 
     /// Adds a scalar (string, number, data) and returns its reference.
-    public func add(_ value: PropertyListValue) -> PropertyListValue {
+    func add(_ value: PropertyListValue) -> PropertyListValue {
         objects.append(value)
         return .uid(UInt32(objects.count - 1))
     }
 
     /// Reserves a slot for an object filled later (for cycles: an entity and its model refer to each other).
-    public func reserve() -> PropertyListValue {
+    func reserve() -> PropertyListValue {
         objects.append(.string("$null"))
         return .uid(UInt32(objects.count - 1))
     }
@@ -133,7 +133,7 @@ public final class KeyedArchiveBuilder {
     /// Adds an object of class `className` (whose chain up to NSObject is `chain`) with `fields`; into `slot`
     /// when given.
     @discardableResult
-    public func object(
+    func object(
         _ className: String, chain: [String] = [], fields: [(String, PropertyListValue)], into slot: PropertyListValue? = nil
     ) -> PropertyListValue {
         let classRef: UInt32
@@ -155,18 +155,18 @@ public final class KeyedArchiveBuilder {
     }
 
     /// An `NSArray` of `members` (references).
-    public func array(_ members: [PropertyListValue], className: String = "NSArray") -> PropertyListValue {
+    func array(_ members: [PropertyListValue], className: String = "NSArray") -> PropertyListValue {
         object(className, fields: [("NS.objects", .array(members))])
     }
 
     /// An `NSDictionary` of string keys to references.
-    public func dictionary(_ entries: [(String, PropertyListValue)]) -> PropertyListValue {
+    func dictionary(_ entries: [(String, PropertyListValue)]) -> PropertyListValue {
         let keys = entries.map { add(.string($0.0)) }
         return object("NSDictionary", fields: [("NS.keys", .array(keys)), ("NS.objects", .array(entries.map(\.1)))])
     }
 
     /// The archive's bytes with `root` as its root object.
-    public func archive(root: PropertyListValue) -> Data {
+    func archive(root: PropertyListValue) -> Data {
         BinaryPropertyList.encode(.dictionary([
             ("$archiver", .string("NSKeyedArchiver")), ("$version", .integer(100_000)),
             ("$top", .dictionary([("root", root)])), ("$objects", .array(objects)),
