@@ -151,3 +151,51 @@ extension FetchedResultsController {
             cacheName: cacheName)
     }
 }
+
+extension ManagedObjectModel {
+    /// A typed fetch request made from the template `name` (Core Data's
+    /// `fetchRequestFromTemplate(withName:substitutionVariables:)`), with its `$VARIABLES` replaced by
+    /// `variables` and, if given, a typed predicate joined with `AND`:
+    ///
+    /// ```swift
+    /// // Template "PeopleInCity": Person where city ==[cd] $CITY
+    /// let request = try model.fetchRequest(fromTemplateWithName: "PeopleInCity", as: Person.self,
+    ///     substitutionVariables: ["CITY": "Zürich"], combinedWith: #Predicate { $0.age >= 18 })
+    /// let people: [Person] = try context.fetch(request!)
+    /// ```
+    ///
+    /// - Returns: nil when the model has no template of that name (as Core Data returns nil).
+    /// - Throws: ``FetchPredicateError`` as the untyped variant does, also when the template fetches another
+    ///   entity than `Result`'s (or one of its parents) or the typed predicate cannot be translated (kind
+    ///   `.unsupported`, with the translator's message).
+    public func fetchRequest<Result: ManagedObject>(
+        fromTemplateWithName name: String, as type: Result.Type,
+        substitutionVariables variables: [String: any PredicateArgument] = [:],
+        combinedWith additional: Predicate<Result>? = nil
+    ) throws(FetchPredicateError) -> FetchRequest<Result>? {
+        guard let template = fetchRequestTemplate(named: name) else { return nil }
+        guard let resultEntity = entity(named: Result.entityName) else {
+            throw FetchPredicateError(kind: .unknownKey,
+                message: "The model has no entity '\(Result.entityName)' for \(Result.self)")
+        }
+        // The template's objects must be `Result`s: its entity is Result's or one below it.
+        guard entityAndDescendants(of: resultEntity).contains(where: { $0.name == template.entityName }) else {
+            throw FetchPredicateError(kind: .unknownKey, message: "Template '\(name)' fetches \(template.entityName), "
+                + "not \(Result.entityName) or one of its sub-entities")
+        }
+        var extra: FetchPredicate?
+        if let additional {
+            do throws(TypedPredicateError) {
+                extra = try FetchPredicate(additional)
+            } catch {
+                throw FetchPredicateError(kind: .unsupported, message: error.description)
+            }
+        }
+        guard let untyped = try fetchRequest(fromTemplateWithName: name, substitutionVariables: variables,
+            combinedWith: extra)
+        else { return nil }
+        var request = FetchRequest<Result>(entityName: untyped.entityName, predicate: untyped.predicate)
+        request.sortCriteria = untyped.sortCriteria
+        return request
+    }
+}
