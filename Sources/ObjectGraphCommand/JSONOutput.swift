@@ -1,4 +1,5 @@
 import Foundation
+import ObjectGraph
 
 /// A JSON value to print, with object keys kept in the order they were given.
 ///
@@ -69,21 +70,7 @@ indirect enum JSONOutput: Equatable {
 
     /// Appends `string` as a JSON string literal: quotes, backslashes and control characters escaped.
     private static func quote(_ string: String, into text: inout String) {
-        text += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                let hex = String(scalar.value, radix: 16)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        text += "\""
+        text += StringEscaping.quoted(string, style: .json)
     }
 
     static func == (lhs: JSONOutput, rhs: JSONOutput) -> Bool {

@@ -158,25 +158,7 @@ extension FetchPredicate {
 
         /// A double-quoted string literal with C escapes for quotes, backslashes and control characters.
         static func quoted(_ text: String) -> String {
-            var result = "\""
-            for scalar in text.unicodeScalars {
-                switch scalar {
-                case "\"": result += "\\\""
-                case "\\": result += "\\\\"
-                case "\n": result += "\\n"
-                case "\t": result += "\\t"
-                case "\r": result += "\\r"
-                default:
-                    let category = scalar.properties.generalCategory
-                    if category == .control || (category == .format && scalar.value < 0x10000) {
-                        let hex = String(scalar.value, radix: 16, uppercase: true)
-                        result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                    } else {
-                        result.unicodeScalars.append(scalar)
-                    }
-                }
-            }
-            return result + "\""
+            StringEscaping.quoted(text, style: .predicateFormat)
         }
     }
 }
