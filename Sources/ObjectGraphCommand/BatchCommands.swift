@@ -16,15 +16,9 @@ struct UpdateCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Option(name: .long, help: ArgumentHelp("The entity to update.", valueName: "entity"))
-    var entity: String
+    @OptionGroup var filter: ObjectFilterOptions
 
-    @Option(name: .customLong("where"), help: ArgumentHelp("Which objects (a predicate format string).", valueName: "format"))
-    var whereFormat: String
-
-    @Option(name: .customLong("arg"), help: ArgumentHelp(
-        "A value for the next % specifier of --where; repeat for each.", valueName: "value"))
-    var arguments: [String] = []
+    func validate() throws { _ = try filter.required() }
 
     @Option(name: .customLong("set"), help: ArgumentHelp("An attribute and its new value; repeat for more.",
         valueName: "KEY=VALUE"))
@@ -32,8 +26,9 @@ struct UpdateCommand: ParsableCommand {
 
     func run() throws {
         let model = try storeOptions.loadModel()
+        let (entity, whereFormat) = try filter.required()
         let runner = try QueryRunner(model: model, options: .init(
-            entityName: entity, whereFormat: whereFormat, arguments: arguments))
+            entityName: entity, whereFormat: whereFormat, arguments: filter.arguments))
         guard !assignments.isEmpty else { throw CommandFailure("give at least one --set KEY=VALUE") }
         var values: [String: AttributeValue] = [:]
         for spec in assignments {
@@ -79,20 +74,15 @@ struct DeleteCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Option(name: .long, help: ArgumentHelp("The entity to delete from.", valueName: "entity"))
-    var entity: String
+    @OptionGroup var filter: ObjectFilterOptions
 
-    @Option(name: .customLong("where"), help: ArgumentHelp("Which objects (a predicate format string).", valueName: "format"))
-    var whereFormat: String
-
-    @Option(name: .customLong("arg"), help: ArgumentHelp(
-        "A value for the next % specifier of --where; repeat for each.", valueName: "value"))
-    var arguments: [String] = []
+    func validate() throws { _ = try filter.required() }
 
     func run() throws {
         let model = try storeOptions.loadModel()
+        let (entity, whereFormat) = try filter.required()
         let runner = try QueryRunner(model: model, options: .init(
-            entityName: entity, whereFormat: whereFormat, arguments: arguments))
+            entityName: entity, whereFormat: whereFormat, arguments: filter.arguments))
         let context = try storeOptions.openContext(model: model, creating: false, writing: true)
         let request = BatchDeleteRequest(entityName: runner.entity.name, predicate: runner.request.predicate)
         print(try BatchCommandRunner.count { () throws(ObjectGraphError) in try context.execute(request) })

@@ -25,26 +25,9 @@ struct ExportCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Option(name: .long, help: ArgumentHelp("The entity to export (optional with --template).", valueName: "entity"))
-    var entity: String?
+    @OptionGroup var filter: ObjectFilterOptions
 
-    @Option(name: .customLong("where"), help: ArgumentHelp("A predicate format string.", valueName: "format"))
-    var whereFormat: String?
-
-    @Option(name: .customLong("arg"), help: ArgumentHelp(
-        "A value for the next % specifier of --where; repeat for each.", valueName: "value"))
-    var arguments: [String] = []
-
-    @Option(name: .long, help: ArgumentHelp("A fetch request template of the model.", valueName: "name"))
-    var template: String?
-
-    @Option(name: .customLong("var"), help: ArgumentHelp(
-        "A value for the $NAME variable of the template or --where; repeat for more.", valueName: "NAME=VALUE"))
-    var variables: [String] = []
-
-    @Option(name: .long, help: ArgumentHelp("Sort by a key, as in query; repeat for more keys.",
-        valueName: "key[:desc][:comparison]"))
-    var sort: [String] = []
+    @OptionGroup var templateAndSort: TemplateAndSortOptions
 
     @Option(name: .long, help: ArgumentHelp("json, jsonl or csv.", valueName: "format"))
     var format: String?
@@ -70,8 +53,8 @@ struct ExportCommand: ParsableCommand {
     func run() throws {
         let model = try storeOptions.loadModel()
         let runner = try QueryRunner(model: model, options: QueryRunner.Options(
-            entityName: entity, whereFormat: whereFormat, arguments: arguments, template: template,
-            variables: variables, sortKeys: sort))
+            entityName: filter.entity, whereFormat: filter.whereFormat, arguments: filter.arguments,
+            template: templateAndSort.template, variables: templateAndSort.variables, sortKeys: templateAndSort.sort))
         let chosen = format.flatMap(Self.format(named:))
             ?? output.flatMap { ImportFileReader.Format(pathExtension: URL(fileURLWithPath: $0).pathExtension) } ?? .json
         let context = try storeOptions.openContext(model: model, creating: false)

@@ -36,29 +36,9 @@ struct QueryCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Option(name: .long, help: ArgumentHelp(
-        "The entity to fetch (optional with --template).", valueName: "entity"))
-    var entity: String?
+    @OptionGroup var filter: ObjectFilterOptions
 
-    @Option(name: .customLong("where"), help: ArgumentHelp("A predicate format string.", valueName: "format"))
-    var whereFormat: String?
-
-    @Option(name: .customLong("arg"), help: ArgumentHelp(
-        "A value for the next % specifier of --where; repeat for each.", valueName: "value"))
-    var arguments: [String] = []
-
-    @Option(name: .long, help: ArgumentHelp("A fetch request template of the model.", valueName: "name"))
-    var template: String?
-
-    @Option(name: .customLong("var"), help: ArgumentHelp(
-        "A value for the $NAME variable of the template or --where; repeat for more.", valueName: "NAME=VALUE"))
-    var variables: [String] = []
-
-    @Option(name: .long, help: ArgumentHelp(
-        "Sort by a key (or key path through to-one relationships), ascending or :desc, optionally with a "
-            + "comparison (:c, :cd, :localized, :localized-c, :localized-standard); repeat for more keys.",
-        valueName: "key[:desc][:comparison]"))
-    var sort: [String] = []
+    @OptionGroup var templateAndSort: TemplateAndSortOptions
 
     @Option(name: .long, help: ArgumentHelp("Return at most n objects.", valueName: "n"))
     var limit: Int?
@@ -96,10 +76,11 @@ struct QueryCommand: ParsableCommand {
         let model = try storeOptions.loadModel()
         let dictionaryOptions = DictionaryQuery.Options(
             properties: Self.list(properties), groupBy: Self.list(groupBy), aggregates: aggregate, having: having,
-            distinct: distinct, sortKeys: sort)
+            distinct: distinct, sortKeys: templateAndSort.sort)
         let runner = try QueryRunner(model: model, options: .init(
-            entityName: entity, whereFormat: whereFormat, arguments: arguments, template: template,
-            variables: variables, sortKeys: dictionaryOptions.isRequested ? [] : sort, limit: limit, offset: offset))
+            entityName: filter.entity, whereFormat: filter.whereFormat, arguments: filter.arguments,
+            template: templateAndSort.template, variables: templateAndSort.variables,
+            sortKeys: dictionaryOptions.isRequested ? [] : templateAndSort.sort, limit: limit, offset: offset))
         let context = try storeOptions.openContext(model: model, creating: false)
         if dictionaryOptions.isRequested {
             if count { throw CommandFailure("--count cannot be combined with dictionary options; use --aggregate count") }
