@@ -84,7 +84,7 @@ let package = Package(
         .testTarget(
             name: "ObjectGraphTests",
             dependencies: [
-                "ObjectGraph", "SQLiteStorage", "SectionedChanges", "TestSupport", "CZlib",
+                "ObjectGraph", "SQLiteStorage", "SectionedChanges", "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 // The kill test runs the importer (depending on it makes `swift test` build it); I/O-fault tests.
                 "objectgraph-crash-importer", "CFaultVFS",
@@ -95,7 +95,7 @@ let package = Package(
         .testTarget(name: "PeopleTests", dependencies: ["People", "PeopleResources", "ObjectGraph", "TerminalTableView"]),
         .testTarget(name: "PeopleEndToEndTests", dependencies: ["PeopleCommand", "TestSupport"]),
         // Depending on the executable target makes `swift test` build the `objectgraph` binary the tests run.
-        .testTarget(name: "ObjectGraphCommandTests", dependencies: ["ObjectGraphCommand", "ObjectGraph", "SQLiteStorage", "TestSupport", "CZlib"]),
+        .testTarget(name: "ObjectGraphCommandTests", dependencies: ["ObjectGraphCommand", "ObjectGraph", "SQLiteStorage", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

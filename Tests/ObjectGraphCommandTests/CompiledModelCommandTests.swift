@@ -1,4 +1,3 @@
-import CZlib
 import Foundation
 import SQLiteStorage
 import Testing
@@ -31,25 +30,8 @@ struct CompiledModelCommandTests {
         return archive.archive(root: model)
     }
 
-    static func rawDeflate(_ bytes: Data) -> [UInt8] {
-        var stream = z_stream()
-        _ = deflateInit2_(&stream, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
-            Int32(MemoryLayout<z_stream>.size))
-        defer { deflateEnd(&stream) }
-        var input = [UInt8](bytes)
-        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(input.count))) + 64)
-        let written = input.withUnsafeMutableBufferPointer { source in
-            output.withUnsafeMutableBufferPointer { target -> Int in
-                stream.next_in = source.baseAddress
-                stream.avail_in = uInt(source.count)
-                stream.next_out = target.baseAddress
-                stream.avail_out = uInt(target.count)
-                _ = deflate(&stream, Z_FINISH)
-                return target.count - Int(stream.avail_out)
-            }
-        }
-        return Array(output[0..<written])
-    }
+    /// `bytes` compressed as a raw DEFLATE stream (no header), as Core Data writes the cache.
+    static func rawDeflate(_ bytes: Data) -> [UInt8] { [UInt8](RawDeflate.deflate(bytes)) }
 
     @Test("a .mom file is listed like its source")
     func momFile() throws {

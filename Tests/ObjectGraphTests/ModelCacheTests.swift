@@ -1,4 +1,3 @@
-import CZlib
 import Foundation
 import SQLiteStorage
 import Testing
@@ -9,26 +8,7 @@ import TestSupport
 /// store was written with, read back into a model that opens the store by its own version hashes.
 @Suite struct ModelCacheTests {
     /// `bytes` compressed as a raw DEFLATE stream (no header), as Core Data writes the cache.
-    static func rawDeflate(_ bytes: Data) throws -> [UInt8] {
-        var stream = z_stream()
-        guard deflateInit2_(&stream, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
-            Int32(MemoryLayout<z_stream>.size)) == Z_OK
-        else { throw CocoaError(.coderInvalidValue) }
-        defer { deflateEnd(&stream) }
-        var input = [UInt8](bytes)
-        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(input.count))) + 64)
-        let written = input.withUnsafeMutableBufferPointer { source in
-            output.withUnsafeMutableBufferPointer { target -> Int in
-                stream.next_in = source.baseAddress
-                stream.avail_in = uInt(source.count)
-                stream.next_out = target.baseAddress
-                stream.avail_out = uInt(target.count)
-                _ = deflate(&stream, Z_FINISH)
-                return target.count - Int(stream.avail_out)
-            }
-        }
-        return Array(output[0..<written])
-    }
+    static func rawDeflate(_ bytes: Data) -> [UInt8] { [UInt8](RawDeflate.deflate(bytes)) }
 
     static func setModelCache(_ bytes: [UInt8], at url: URL) throws {
         let connection = try SQLiteConnection(path: url.path, mode: .readWrite)
@@ -41,7 +21,7 @@ import TestSupport
         let url = directory.file("apple.sqlite")
         try AppleLayoutStore.write(to: url)
         let source = try AppleLayoutStore.model()
-        try Self.setModelCache(try Self.rawDeflate(CompiledModelFixtures.mom(source, knownKeysEntities: true)), at: url)
+        try Self.setModelCache(Self.rawDeflate(CompiledModelFixtures.mom(source, knownKeysEntities: true)), at: url)
 
         let cached = try ManagedObjectModel.loadCachedModel(fromStoreAt: url)
         #expect(CompiledModelTests.summary(cached) == CompiledModelTests.summary(source))
@@ -67,7 +47,7 @@ import TestSupport
         } throws: { error in
             (error as? ModelLoadError)?.description.contains("model cache") == true
         }
-        let good = try Self.rawDeflate(CompiledModelFixtures.mom(try AppleLayoutStore.model()))
+        let good = Self.rawDeflate(CompiledModelFixtures.mom(try AppleLayoutStore.model()))
         for cut in stride(from: 0, to: good.count, by: max(1, good.count / 50)) {
             try Self.setModelCache(Array(good.prefix(cut)), at: url)
             #expect(throws: ModelLoadError.self) { try ManagedObjectModel.loadCachedModel(fromStoreAt: url) }

@@ -48,7 +48,7 @@ extension ManagedObjectModel {
         }
         let archive: Data
         do {
-            archive = try RawInflate.inflate(compressed, limit: CompiledModels.maximumFileBytes)
+            archive = try RawDeflate.inflate(compressed, limit: CompiledModels.maximumFileBytes)
         } catch {
             throw ModelLoadError(file: path, reason: .notAModel("the store's model cache cannot be inflated: \(error)"))
         }
