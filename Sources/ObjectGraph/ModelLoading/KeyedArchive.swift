@@ -63,26 +63,43 @@ struct KeyedArchive: Sendable {
         guard data.count <= Self.maximumBytes else {
             throw Failure(message: "it is \(data.count) bytes, more than the \(Self.maximumBytes) accepted")
         }
-        let plist: Any
-        do {
-            plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
-        } catch {
-            throw Failure(message: "it is not a property list")
+        let top: [String: Value]
+        if data.starts(with: Array("bplist00".utf8)) {
+            // Binary (what Core Data writes): our own checked reader (see BinaryPropertyListReader for why).
+            do {
+                guard case .dictionary(let dictionary) = try BinaryPropertyListReader.read(data) else {
+                    throw Failure(message: "its property list is not a dictionary")
+                }
+                top = dictionary
+            } catch let failure as Failure {
+                throw failure
+            } catch let failure as BinaryPropertyListReader.Failure {
+                throw Failure(message: "it is not a property list we read: \(failure.message)")
+            } catch {
+                throw Failure(message: "it is not a property list")
+            }
+        } else {
+            // XML (a hand-written archive): Foundation's parser, whose XML form has no sets and only string keys.
+            let plist: Any
+            do {
+                plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            } catch {
+                throw Failure(message: "it is not a property list")
+            }
+            guard case .dictionary(let dictionary) = try Self.convert(plist, depth: 0) else {
+                throw Failure(message: "its property list is not a dictionary")
+            }
+            top = dictionary
         }
-        guard let top = plist as? [String: Any] else { throw Failure(message: "its property list is not a dictionary") }
-        guard (top["$archiver"] as? String) == "NSKeyedArchiver" else {
+        guard case .string("NSKeyedArchiver")? = top["$archiver"] else {
             throw Failure(message: "it is a property list but not a keyed archive (no $archiver NSKeyedArchiver)")
         }
-        guard let rawObjects = top["$objects"] as? [Any] else { throw Failure(message: "it has no $objects array") }
-        guard rawObjects.count <= Self.maximumObjects else {
-            throw Failure(message: "it holds \(rawObjects.count) objects, more than the \(Self.maximumObjects) accepted")
+        guard case .array(let converted)? = top["$objects"] else { throw Failure(message: "it has no $objects array") }
+        guard converted.count <= Self.maximumObjects else {
+            throw Failure(message: "it holds \(converted.count) objects, more than the \(Self.maximumObjects) accepted")
         }
-        var converted: [Value] = []
-        converted.reserveCapacity(rawObjects.count)
-        for raw in rawObjects { converted.append(try Self.convert(raw, depth: 0)) }
-        guard let topObjects = top["$top"] as? [String: Any] else { throw Failure(message: "it has no $top dictionary") }
-        let rootValue = try topObjects["root"].map { raw throws(Failure) in try Self.convert(raw, depth: 0) }
-        guard case .reference(let root)? = rootValue, root > 0, root < converted.count else {
+        guard case .dictionary(let topObjects)? = top["$top"] else { throw Failure(message: "it has no $top dictionary") }
+        guard case .reference(let root)? = topObjects["root"], root > 0, root < converted.count else {
             throw Failure(message: "its $top has no root object reference")
         }
         objects = converted
