@@ -11,6 +11,8 @@ let package = Package(
     products: [
         .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
         .library(name: "TerminalTableView", targets: ["TerminalTableView"]),
+        // The PostgreSQL store, in its own product: apps that do not use it do not link libpq.
+        .library(name: "ObjectGraphPostgres", targets: ["ObjectGraphPostgres"]),
         .executable(name: "people", targets: ["PeopleCommand"]),
         .executable(name: "objectgraph", targets: ["ObjectGraphCommand"]),
     ],
@@ -28,6 +30,8 @@ let package = Package(
         .systemLibrary(
             name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]
         ),
+        // libpq (PostgreSQL's client library); pkg-config finds its headers in /usr/include/postgresql.
+        .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .target(name: "CCursesShim", dependencies: ["CNCurses"], path: "Sources/CCursesShim"),
 
         // Shared by the framework and the table view: IndexPath row/section and batch-update rules.
@@ -43,6 +47,9 @@ let package = Package(
                 "SQLiteStorage", "SectionedChanges", "CLibXML2", "CZlib", .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+
+        // The PostgreSQL store behind the public store API (libpq; LISTEN/NOTIFY for other clients' commits).
+        .target(name: "ObjectGraphPostgres", dependencies: ["ObjectGraph", "CLibPQ"]),
 
         // A UITableView-like list for terminals; the only module that calls ncurses.
         .target(name: "TerminalTableView", dependencies: ["SectionedChanges", "CNCurses", "CCursesShim"]),
@@ -90,6 +97,10 @@ let package = Package(
                 "objectgraph-crash-importer", "CFaultVFS",
             ],
             exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "ObjectGraphPostgresTests",
+            dependencies: ["ObjectGraphPostgres", "ObjectGraph", "TestSupport"]
         ),
         .testTarget(name: "TerminalTableViewTests", dependencies: ["TerminalTableView", "SectionedChanges"]),
         .testTarget(name: "PeopleTests", dependencies: ["People", "PeopleResources", "ObjectGraph", "TerminalTableView"]),

@@ -84,9 +84,16 @@ extension PersistentStoreCoordinator {
     /// Starts the watcher of other writers' commits on a newly added SQLite store (see
     /// ``PersistentStoreOptions/remoteChangeNotifications``).
     func startWatchingForRemoteChanges(_ store: PersistentStore) throws(ObjectGraphError) {
-        guard store.options.remoteChangeNotifications, let backend = store.backend as? SQLiteStore else { return }
+        guard store.options.remoteChangeNotifications else { return }
         let identifier = store.identifier
         let url = store.url
+        if let observing = store.incrementalStore as? any RemoteChangeObservingStore {
+            try observing.startObservingRemoteChanges { [weak self] commit in
+                self?.receiveRemoteCommit(commit, storeIdentifier: identifier, url: url)
+            }
+            return
+        }
+        guard let backend = store.backend as? SQLiteStore else { return }
         try backend.startWatchingForRemoteChanges { [weak self] change in
             self?.receiveRemoteChange(change, storeIdentifier: identifier, url: url)
         }
@@ -94,6 +101,10 @@ extension PersistentStoreCoordinator {
 
     /// Stops the watcher of a store that leaves the coordinator.
     func stopWatchingForRemoteChanges(_ store: PersistentStore) {
+        if let observing = store.incrementalStore as? any RemoteChangeObservingStore {
+            observing.stopObservingRemoteChanges()
+            return
+        }
         guard let backend = store.backend as? SQLiteStore else { return }
         backend.changeWatcher.withLock { watcher in
             watcher?.stop()
@@ -130,6 +141,29 @@ extension PersistentStoreCoordinator {
         if let newest = change.newestTransactionNumber {
             userInfo[StoreCommitEvent.historyTokenKey] = HistoryToken(storeIdentifier: storeIdentifier, transactionNumber: newest)
         }
+        NotificationCenter.default.post(name: .persistentStoreRemoteChange, object: self, userInfo: userInfo)
+    }
+}
+
+extension PersistentStoreCoordinator {
+    /// Sends another writer's commit, reported by a ``RemoteChangeObservingStore``, as a commit event, then posts
+    /// the remote-change notification.
+    private func receiveRemoteCommit(_ commit: RemoteCommit, storeIdentifier: String, url: URL?) {
+        guard persistentStores.contains(where: { $0.identifier == storeIdentifier }) else { return }
+        let token = commit.transactionNumber.map { HistoryToken(storeIdentifier: storeIdentifier, transactionNumber: $0) }
+        var inserted = Set(commit.inserted)
+        let deleted = Set(commit.deleted)
+        let both = inserted.intersection(deleted)
+        inserted.subtract(both)
+        var updated = commit.updated
+        for id in deleted { updated[id] = nil }
+        for id in inserted { updated[id] = nil }
+        emit(StoreCommitEvent(storeIdentifier: storeIdentifier, origin: .otherProcess(processID: commit.processID),
+            kind: .history, inserted: inserted, updated: updated, deleted: deleted.subtracting(both),
+            author: commit.author, contextName: commit.contextName, historyToken: token))
+        var userInfo: [String: Any] = [StoreCommitEvent.storeUUIDKey: storeIdentifier]
+        if let url { userInfo[StoreCommitEvent.storeURLKey] = url }
+        if let token { userInfo[StoreCommitEvent.historyTokenKey] = token }
         NotificationCenter.default.post(name: .persistentStoreRemoteChange, object: self, userInfo: userInfo)
     }
 }
