@@ -64,7 +64,7 @@ let package = Package(
         ),
 
         // The `people` app: model, importers, the list view controller.
-        .target(name: "People", dependencies: ["ObjectGraph", "TerminalTableView", "PeopleResources"]),
+        .target(name: "People", dependencies: ["ObjectGraph", "ObjectGraphPostgres", "TerminalTableView", "PeopleResources"]),
 
         .executableTarget(
             name: "PeopleCommand",
@@ -72,7 +72,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "ObjectGraphCommand",
-            dependencies: ["ObjectGraph", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["ObjectGraph", "ObjectGraphPostgres", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Test-only (no product): the child process the kill test SIGKILLs, and a fault-injecting SQLite VFS.
         .executableTarget(name: "objectgraph-crash-importer", dependencies: ["ObjectGraph"],
@@ -95,12 +95,10 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 // The kill test runs the importer (depending on it makes `swift test` build it); I/O-fault tests.
                 "objectgraph-crash-importer", "CFaultVFS",
+                // The PostgreSQL store runs the same differential checks (skipped without a server).
+                "ObjectGraphPostgres",
             ],
             exclude: ["Fixtures"]
-        ),
-        .testTarget(
-            name: "ObjectGraphPostgresTests",
-            dependencies: ["ObjectGraphPostgres", "ObjectGraph", "TestSupport"]
         ),
         .testTarget(name: "TerminalTableViewTests", dependencies: ["TerminalTableView", "SectionedChanges"]),
         .testTarget(name: "PeopleTests", dependencies: ["People", "PeopleResources", "ObjectGraph", "TerminalTableView"]),
