@@ -5,7 +5,7 @@
 /// The coordinator calls a store synchronously, from any thread (often several at once): a store is
 /// `Sendable` and guards its own state.
 ///
-/// The contract, which ``IncrementalStoreConformance`` (in the `ObjectGraphStoreConformance` test kit) checks:
+/// The contract:
 /// - Rows carry object IDs naming the store's identifier (``ManagedObjectID/storeIdentifier``) and a
 ///   version (`Z_OPT`); a save bumps the version of each row it changes.
 /// - ``save(_:)`` applies a whole request in one transaction or nothing; an update or delete of a row whose
