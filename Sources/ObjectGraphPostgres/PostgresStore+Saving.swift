@@ -12,25 +12,33 @@ extension PostgresStore {
         return try withLock { () throws(ObjectGraphError) in
             try writer.ensureConnected()
             try reloadIfNeeded()
-            try writer.execute("BEGIN")
-            var replicaChanged = false
-            do throws(ObjectGraphError) {
-                let result = try saveInTransaction(request, replicaChanged: &replicaChanged)
-                try writer.execute("COMMIT")
-                return result
-            } catch {
-                _ = try? writer.execute("ROLLBACK")
-                // The replica took the save before the server failed to: it must be read again.
-                if replicaChanged { needsReload = true }
-                if case .mergeConflicts(let conflicts) = error { refreshReplica(for: conflicts.map(\.objectID)) }
-                throw error
-            }
+            return try transact(request, lists: nil)
         }
     }
 
-    private func saveInTransaction(_ original: StoreSaveRequest, replicaChanged: inout Bool)
+    /// Runs `request` in one server transaction and applies it to the replica. `lists` (a replica and keys) gives
+    /// relationship lists to take over as they are there (a batch delete's delete rules). Call holding ``lock``.
+    func transact(_ request: StoreSaveRequest, lists: (source: StoreReplica, keys: Set<String>)?)
         throws(ObjectGraphError) -> StoreSaveResult
     {
+        try writer.execute("BEGIN")
+        var replicaChanged = false
+        do throws(ObjectGraphError) {
+            let result = try saveInTransaction(request, lists: lists, replicaChanged: &replicaChanged)
+            try writer.execute("COMMIT")
+            return result
+        } catch {
+            _ = try? writer.execute("ROLLBACK")
+            // The replica took the save before the server failed to: it must be read again.
+            if replicaChanged { needsReload = true }
+            if case .mergeConflicts(let conflicts) = error { refreshReplica(for: conflicts.map(\.objectID)) }
+            throw error
+        }
+    }
+
+    private func saveInTransaction(
+        _ original: StoreSaveRequest, lists: (source: StoreReplica, keys: Set<String>)?, replicaChanged: inout Bool
+    ) throws(ObjectGraphError) -> StoreSaveResult {
         // Writers take turns, so Z_CHANGES numbers follow commit order.
         try writer.execute("SELECT pg_advisory_xact_lock(7301002)")
         var request = original
@@ -83,7 +91,13 @@ extension PostgresStore {
 
         replicaChanged = true
         var result = try replicaStorage.save(request)
-        let listKeys = replicaStorage.relationshipKeys(touchedBy: request, permanentIDs: result.permanentIDs).sorted()
+        var touched = replicaStorage.relationshipKeys(touchedBy: request, permanentIDs: result.permanentIDs)
+        if let lists {
+            replicaStorage.apply(rows: [], deleted: [],
+                lists: Dictionary(uniqueKeysWithValues: lists.keys.map { ($0, lists.source.relationshipList(forKey: $0)) }))
+            touched.formUnion(lists.keys)
+        }
+        let listKeys = touched.sorted()
         try writeLists(listKeys)
         let inserted = request.inserts.compactMap { reference($0.permanentID) }
         let updated = request.updates.compactMap { PostgresReference.string($0.objectID) }

@@ -127,6 +127,31 @@ public final class StoreReplica: Sendable {
         }
     }
 
+    /// A second replica holding what this one holds now (copy on write: cheap), to try a change on.
+    public func copy() -> StoreReplica {
+        let other = StoreReplica(identifier: memory.identifier, model: memory.model)
+        let state = memory.state.withLock { $0 }
+        other.memory.state.withLock { $0 = state }
+        return other
+    }
+
+    /// Runs a batch operation on this replica (as the in-memory store runs it: delete rules included).
+    public func execute(_ operation: StoreBatchOperation, label: TransactionLabel) throws(ObjectGraphError)
+        -> StoreBatchOutcome
+    {
+        try memory.execute(operation, label: label)
+    }
+
+    /// The keys of the relationship lists that differ between this replica and `other`.
+    public func relationshipKeys(differingFrom other: StoreReplica) -> Set<String> {
+        let mine = memory.state.withLock { $0.joins }
+        let theirs = other.memory.state.withLock { $0.joins }
+        var keys: Set<String> = []
+        for (key, list) in mine where theirs[key] != list { keys.insert(key) }
+        for key in theirs.keys where mine[key] == nil { keys.insert(key) }
+        return keys
+    }
+
     /// Dictionary fetches on the copy (see ``ReplicatedStore``).
     var batchBackend: any BatchStoreBackend { memory }
 }
