@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "TerminalTableView", targets: ["TerminalTableView"]),
         // The PostgreSQL store, in its own product: apps that do not use it do not link libpq.
         .library(name: "ObjectGraphPostgres", targets: ["ObjectGraphPostgres"]),
+        // Checks any IncrementalStore against the store contract (ObjectGraph's own stores run it too).
+        .library(name: "ObjectGraphStoreConformance", targets: ["ObjectGraphStoreConformance"]),
         .executable(name: "people", targets: ["PeopleCommand"]),
         .executable(name: "objectgraph", targets: ["ObjectGraphCommand"]),
     ],
@@ -50,6 +52,8 @@ let package = Package(
 
         // The PostgreSQL store behind the public store API (libpq; LISTEN/NOTIFY for other clients' commits).
         .target(name: "ObjectGraphPostgres", dependencies: ["ObjectGraph", "CLibPQ"]),
+        // The store conformance kit: the contract of IncrementalStore, checked through the protocol alone.
+        .target(name: "ObjectGraphStoreConformance", dependencies: ["ObjectGraph"]),
 
         // A UITableView-like list for terminals; the only module that calls ncurses.
         .target(name: "TerminalTableView", dependencies: ["SectionedChanges", "CNCurses", "CCursesShim"]),
@@ -96,7 +100,7 @@ let package = Package(
                 // The kill test runs the importer (depending on it makes `swift test` build it); I/O-fault tests.
                 "objectgraph-crash-importer", "CFaultVFS",
                 // The PostgreSQL store runs the same differential checks (skipped without a server).
-                "ObjectGraphPostgres",
+                "ObjectGraphPostgres", "ObjectGraphStoreConformance",
             ],
             exclude: ["Fixtures"]
         ),
