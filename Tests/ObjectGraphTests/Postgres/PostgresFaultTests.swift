@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+
+@testable import ObjectGraph
+@testable import ObjectGraphPostgres
+
+/// Faults at the server: nobody listening at launch, and a statement timeout in the middle of a save.
+@Suite(.serialized, .enabled(if: PostgresTestDatabase.isConfigured, PostgresTestDatabase.skipReason))
+struct PostgresFaultTests {
+    @Test func aServerThatIsDownAtLaunchIsAClearError() throws {
+        PostgresStore.register()
+        // Port 1 on loopback: nothing listens there.
+        let url = try #require(URL(string: "postgresql://someone:secret@127.0.0.1:1/nothing"))
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try PostgresStoreTests.valuesModel())
+        do throws(ObjectGraphError) {
+            try coordinator.addPersistentStore(ofType: .postgreSQL, configurationName: nil, at: url,
+                options: PersistentStoreOptions())
+            Issue.record("a store was added with no server")
+        } catch {
+            guard case .storeUnavailable(let store, let reason) = error else {
+                Issue.record("expected storeUnavailable, got \(error)")
+                return
+            }
+            #expect(store == "postgresql://someone:***@127.0.0.1:1/nothing")
+            #expect(!"\(error)".contains("secret"))
+            #expect(reason.contains("refused"))
+        }
+        #expect(coordinator.persistentStores.isEmpty)
+    }
+
+    @Test func aStatementTimeoutLeavesNoTransactionOpen() throws {
+        let database = try PostgresTestDatabase()
+        let model = try PostgresStoreTests.valuesModel()
+        let first = PostgresStoreTests.context(try database.coordinator(model: model))
+        let id = try first.performAndWait {
+            let item = try first.insertNewObject(forEntityName: "Item")
+            item.setValue(.string("a"), forKey: "text")
+            try first.save()
+            return item.objectID
+        }
+        // A second client whose statements may run 300 ms at most.
+        var components = try #require(URLComponents(url: database.url, resolvingAgainstBaseURL: false))
+        components.queryItems = [URLQueryItem(name: "options", value: "-c statement_timeout=300")]
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(ofType: .postgreSQL, configurationName: nil, at: try #require(components.url),
+            options: PersistentStoreOptions())
+        let store = try #require(coordinator.persistentStores.first?.incrementalStore as? PostgresStore)
+        let second = PostgresStoreTests.context(coordinator)
+        try second.performAndWait { try second.existingObject(with: id).setValue(.string("b"), forKey: "text") }
+        // Another session holds the row, so the second client's UPDATE waits until its timeout.
+        let holder = try database.connection()
+        try holder.execute("BEGIN")
+        try holder.execute(#"SELECT * FROM "ZITEM" FOR UPDATE"#)
+        let failed: ObjectGraphError? = second.performAndWait {
+            do throws(ObjectGraphError) {
+                try second.save()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        guard case .storeFailed(_, let reason)? = failed else {
+            Issue.record("expected storeFailed, got \(String(describing: failed))")
+            return
+        }
+        #expect(reason.contains("statement timeout"))
+        let state = try database.connection().execute("SELECT state FROM pg_stat_activity WHERE pid = $1::int",
+            [String(store.writerBackendPID)])
+        #expect(state.first?.first == "idle")
+        try holder.execute("COMMIT")
+        #expect(second.performAndWait { second.hasChanges })
+        try second.performAndWait { try second.save() }
+        let stored = try database.connection().execute(#"SELECT "ZTEXT", "Z_OPT" FROM "ZITEM""#)
+        #expect(stored.map { $0.compactMap { $0 } } == [["b", "2"]])
+    }
+}
