@@ -66,6 +66,23 @@ final class PostgresConnection {
         try run(sql, parameters).rows
     }
 
+    /// Runs statements without parameters, separated by `;`, in one round trip (`PQexec`).
+    func executeScript(_ sql: String) throws(ObjectGraphError) {
+        guard let connection, PQstatus(connection) == CONNECTION_OK else {
+            throw .storeUnavailable(store: displayName, reason: "not connected to the server")
+        }
+        guard let result = PQexec(connection, sql) else {
+            throw .storeUnavailable(store: displayName, reason: Self.message(PQerrorMessage(connection)))
+        }
+        defer { PQclear(result) }
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            let reason = Self.message(PQresultErrorMessage(result))
+            if PQstatus(connection) != CONNECTION_OK { throw .storeUnavailable(store: displayName, reason: reason) }
+            throw .storeFailed(store: displayName, reason: reason)
+        }
+    }
+
     /// Runs `sql` and returns how many rows it changed (`PQcmdTuples`).
     func executeCount(_ sql: String, _ parameters: [String?] = []) throws(ObjectGraphError) -> Int {
         try run(sql, parameters).changed

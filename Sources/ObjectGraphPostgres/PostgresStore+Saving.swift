@@ -21,9 +21,10 @@ extension PostgresStore {
     func transact(_ request: StoreSaveRequest, lists: (source: StoreReplica, keys: Set<String>)?)
         throws(ObjectGraphError) -> StoreSaveResult
     {
-        try writer.execute("BEGIN")
         var replicaChanged = false
         do throws(ObjectGraphError) {
+            // Writers take turns (one round trip with BEGIN), so Z_CHANGES numbers follow commit order.
+            try writer.executeScript("BEGIN; SELECT pg_advisory_xact_lock(7301002)")
             let result = try saveInTransaction(request, lists: lists, replicaChanged: &replicaChanged)
             try writer.execute("COMMIT")
             return result
@@ -39,8 +40,6 @@ extension PostgresStore {
     private func saveInTransaction(
         _ original: StoreSaveRequest, lists: (source: StoreReplica, keys: Set<String>)?, replicaChanged: inout Bool
     ) throws(ObjectGraphError) -> StoreSaveResult {
-        // Writers take turns, so Z_CHANGES numbers follow commit order.
-        try writer.execute("SELECT pg_advisory_xact_lock(7301002)")
         var request = original
         var needingKeys: [String: [Int]] = [:]
         for (index, insert) in request.inserts.enumerated() where insert.permanentID == nil {
@@ -165,16 +164,16 @@ extension PostgresStore {
     private func logTransaction(
         inserted: [String], updated: [String], deleted: [String], lists: [String], author: String?, contextName: String?
     ) throws(ObjectGraphError) -> Int64 {
+        // One round trip: the log row, and the notification carrying its number.
         let rows = try writer.execute(
-            #"INSERT INTO "Z_CHANGES" ("Z_CLIENT", "Z_PROCESS", "Z_AUTHOR", "Z_CONTEXT", "Z_INSERTED", "Z_UPDATED", "#
-                + #""Z_DELETED", "Z_LISTS") VALUES ($1, $2, $3, $4, $5::text[], $6::text[], $7::text[], $8::text[]) "#
-                + #"RETURNING "Z_TXID""#,
+            #"WITH logged AS (INSERT INTO "Z_CHANGES" ("Z_CLIENT", "Z_PROCESS", "Z_AUTHOR", "Z_CONTEXT", "Z_INSERTED", "#
+                + #""Z_UPDATED", "Z_DELETED", "Z_LISTS") VALUES ($1, $2, $3, $4, $5::text[], $6::text[], $7::text[], "#
+                + #"$8::text[]) RETURNING "Z_TXID") SELECT "Z_TXID", pg_notify($9, "Z_TXID"::text) FROM logged"#,
             [clientID, Self.processName, author, contextName, PostgresSQL.textArray(inserted),
-                PostgresSQL.textArray(updated), PostgresSQL.textArray(deleted), PostgresSQL.textArray(lists)])
+                PostgresSQL.textArray(updated), PostgresSQL.textArray(deleted), PostgresSQL.textArray(lists), channel])
         guard let number = rows.first?[0].flatMap({ $0 }).flatMap({ Int64($0) }) else {
             throw .storeFailed(store: displayName, reason: "Z_CHANGES gave no transaction number")
         }
-        try writer.execute("SELECT pg_notify($1, $2)", [channel, String(number)])
         return number
     }
 
