@@ -59,12 +59,35 @@ struct PostgresSchema {
             }
             for (_, name) in Self.storedToOnes(entity) { columns.append(Self.column(name) + #" text COLLATE "C""#) }
             statements.append("CREATE TABLE IF NOT EXISTS \(Self.table(entity)) (\(columns.joined(separator: ", ")))")
+            statements += uniqueIndexStatements(entity)
         }
         for entity in model.entities where entity.parentEntityName == nil {
             statements.append(#"INSERT INTO "Z_PRIMARYKEY" ("Z_NAME", "Z_MAX") VALUES ('"#
                 + entity.name.replacingOccurrences(of: "'", with: "''") + #"', 0) ON CONFLICT DO NOTHING"#)
         }
         return statements
+    }
+}
+
+extension PostgresSchema {
+    /// One unique index per uniqueness constraint of `entity` or its ancestors (as the SQLite store has), over the
+    /// constraint's stored attributes: so that two clients whose copies had not yet seen each other's object
+    /// cannot both save it (the second save fails with the server's message).
+    func uniqueIndexStatements(_ entity: EntityDescription) -> [String] {
+        var constraints: [[String]] = []
+        var current: EntityDescription? = entity
+        while let declaring = current {
+            constraints += declaring.uniquenessConstraints
+            current = declaring.parentEntityName.flatMap(model.entity(named:))
+        }
+        let stored = Set(Self.storedAttributes(entity).map(\.attribute.name))
+        return constraints.compactMap { constraint in
+            let names = constraint.filter(stored.contains)
+            guard !names.isEmpty, names.count == constraint.count else { return nil }
+            let index = PostgresSQL.identifier("Z_\(entity.name)_UNIQUE_" + names.joined(separator: "_"))
+            return "CREATE UNIQUE INDEX IF NOT EXISTS \(index) ON \(Self.table(entity)) ("
+                + names.map(Self.column).joined(separator: ", ") + ")"
+        }
     }
 }
 

@@ -74,3 +74,38 @@ struct PostgresFaultTests {
         #expect(stored.map { $0.compactMap { $0 } } == [["b", "2"]])
     }
 }
+
+/// Uniqueness constraints hold across clients: the server has a unique index per constraint.
+@Suite(.enabled(if: PostgresTestDatabase.isConfigured, PostgresTestDatabase.skipReason))
+struct PostgresUniquenessTests {
+    @Test func twoClientsCannotBothSaveTheSameUniqueValue() throws {
+        let database = try PostgresTestDatabase()
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Tag", attributes: [AttributeDescription(name: "name", type: .string)],
+                uniquenessConstraints: [["name"]]),
+        ])
+        let first = PostgresStoreTests.context(try database.coordinator(model: model))
+        // The second client opens before the first saves, and does not follow other clients' commits.
+        let second = PostgresStoreTests.context(try database.coordinator(model: model))
+        try first.performAndWait {
+            try first.insertNewObject(forEntityName: "Tag").setValue(.string("swift"), forKey: "name")
+            try first.save()
+        }
+        let failed: ObjectGraphError? = second.performAndWait {
+            do throws(ObjectGraphError) {
+                try second.insertNewObject(forEntityName: "Tag").setValue(.string("swift"), forKey: "name")
+                try second.save()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        guard case .storeFailed(_, let reason)? = failed else {
+            Issue.record("expected storeFailed, got \(String(describing: failed))")
+            return
+        }
+        #expect(reason.contains("unique"))
+        #expect(second.performAndWait { second.hasChanges })
+        #expect(try database.connection().execute(#"SELECT count(*) FROM "ZTAG""#).first?.first == "1")
+    }
+}
