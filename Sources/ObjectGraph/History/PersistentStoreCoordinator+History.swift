@@ -1,10 +1,14 @@
 import Foundation
 
 extension PersistentStoreCoordinator {
-    /// The stores that record persistent history, with their SQLite backends.
-    private func historyStores(_ stores: [PersistentStore]? = nil) -> [(store: PersistentStore, backend: SQLiteStore)] {
+    /// The stores that record persistent history, with their history capability.
+    private func historyStores(_ stores: [PersistentStore]? = nil)
+        -> [(store: PersistentStore, backend: any PersistentHistoryStore)]
+    {
         (stores ?? persistentStores).compactMap { store in
-            guard let backend = store.backend as? SQLiteStore, backend.recordsHistory else { return nil }
+            guard let backend = store.incrementalStore as? any PersistentHistoryStore, backend.recordsHistory else {
+                return nil
+            }
             return (store, backend)
         }
     }
@@ -20,11 +24,7 @@ extension PersistentStoreCoordinator {
         for (store, backend) in historyStores() {
             // (No token, or none for this store: everything kept, whatever was purged before.)
             let number = token?.transactionNumbers[store.identifier]
-            result += try backend.withReader { connection throws(ObjectGraphError) in
-                try backend.sqlite {
-                    try backend.historyTransactions(after: number ?? 0, checkingPurges: number != nil, connection)
-                }
-            }
+            result += try backend.historyTransactions(after: number ?? 0, checkingPurges: number != nil)
         }
         return result
     }
@@ -33,11 +33,7 @@ extension PersistentStoreCoordinator {
     /// store.
     public func fetchHistory(after date: Date) throws(ObjectGraphError) -> [PersistentHistoryTransaction] {
         var result: [PersistentHistoryTransaction] = []
-        for (_, backend) in historyStores() {
-            result += try backend.withReader { connection throws(ObjectGraphError) in
-                try backend.sqlite { try backend.historyTransactions(after: 0, date: date, checkingPurges: false, connection) }
-            }
-        }
+        for (_, backend) in historyStores() { result += try backend.historyTransactions(after: date) }
         return result
     }
 
@@ -74,9 +70,7 @@ extension PersistentStoreCoordinator {
     {
         var numbers: [String: Int64] = [:]
         for (store, backend) in historyStores(stores) {
-            numbers[store.identifier] = try backend.withReader { connection throws(ObjectGraphError) in
-                try backend.sqlite { try backend.newestTransactionNumber(connection) }
-            }
+            numbers[store.identifier] = try backend.newestHistoryTransactionNumber()
         }
         return numbers.isEmpty ? nil : HistoryToken(transactionNumbers: numbers)
     }

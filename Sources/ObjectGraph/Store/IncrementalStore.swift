@@ -14,8 +14,8 @@
 ///   (``FetchPredicate/evaluate(_:)``), the same sort order, ties broken by primary key.
 /// - Primary keys are never handed out twice, whoever asks (``allocatePrimaryKeys(for:count:)`` and saves).
 ///
-/// Optional capabilities are further protocols: ``RemoteChangeObservingStore`` (other writers' commits) and
-/// ``BatchRequestStore`` (batch requests).
+/// Optional capabilities are further protocols: ``RemoteChangeObservingStore`` (other writers' commits),
+/// ``BatchRequestStore`` (batch requests) and ``PersistentHistoryStore`` (persistent history).
 public protocol IncrementalStore: AnyObject, Sendable {
     /// Whether the store was opened read-only (it then refuses saves, key allocation and metadata writes with
     /// ``ObjectGraphError/readOnlyStore(store:)``).
