@@ -3,9 +3,10 @@ import Foundation
 import Glibc
 @_spi(StoreImplementation) import ObjectGraph
 
-/// Follows other clients' commits to a PostgreSQL store: a connection of its own `LISTEN`s on the store's
-/// channel, sleeping in `poll` on its socket; each notification (and each reconnection, which may have missed
-/// some) makes it read the new `Z_CHANGES` rows, bring the replica up to date and report each commit.
+/// Follows other clients' commits to a PostgreSQL store for as long as the store is open: a connection of its
+/// own `LISTEN`s on the store's channel, sleeping in `poll` on its socket; each notification (and each
+/// reconnection, which may have missed some) makes it read the new `Z_CHANGES` rows and bring the replica up to
+/// date (the store then reports the commits to its observer, if it has one).
 ///
 /// A dropped connection is opened again (every half second until the server answers); commits made meanwhile are
 /// read from `Z_CHANGES`, so none is missed.
@@ -13,11 +14,9 @@ final class PostgresChangeListener: @unchecked Sendable {
     private let stopped = NSLock()
     private var isStopped = false
     private weak var store: PostgresStore?
-    private let deliver: @Sendable (RemoteCommit) -> Void
 
-    init(store: PostgresStore, deliver: @escaping @Sendable (RemoteCommit) -> Void) {
+    init(store: PostgresStore) {
         self.store = store
-        self.deliver = deliver
     }
 
     /// Starts the listening thread.
@@ -27,7 +26,7 @@ final class PostgresChangeListener: @unchecked Sendable {
         thread.start()
     }
 
-    /// Stops listening; the thread ends within a quarter of a second, and delivers nothing more.
+    /// Stops listening; the thread ends within a quarter of a second.
     func stop() { stopped.withLock { isStopped = true } }
 
     private var shouldStop: Bool { stopped.withLock { isStopped } }
@@ -60,12 +59,9 @@ final class PostgresChangeListener: @unchecked Sendable {
         }
     }
 
-    /// Reads the commits after the replica's newest, applies other clients' to the replica, then reports them.
+    /// Reads the commits after the replica's newest and applies other clients' to the replica.
     private func catchUp(_ store: PostgresStore, on connection: PostgresConnection) throws(ObjectGraphError) {
-        let commits = try store.withLock { () throws(ObjectGraphError) -> [RemoteCommit] in
-            try store.applyNewCommits(on: connection)
-        }
-        for commit in commits where !shouldStop { deliver(commit) }
+        try store.withLock { () throws(ObjectGraphError) in store.publish(try store.applyNewCommits(on: connection)) }
     }
 }
 
@@ -103,19 +99,44 @@ extension PostgresStore {
         return commits
     }
 
+    /// Reports other clients' commits to `deliver` from now on (on a serial queue of the store's, in commit order).
     public func startObservingRemoteChanges(_ deliver: @escaping @Sendable (RemoteCommit) -> Void) throws(ObjectGraphError) {
-        let listener = PostgresChangeListener(store: self, deliver: deliver)
+        lock.withLock { observer = deliver }
+    }
+
+    /// Stops reporting commits (the replica keeps following them).
+    public func stopObservingRemoteChanges() {
+        lock.withLock { observer = nil }
+    }
+
+    /// Hands `commits` to the observer, in order, on the delivery queue. Call holding ``lock`` (which orders the
+    /// commits of the listener and of fetches that caught up).
+    func publish(_ commits: [RemoteCommit]) {
+        guard let observer, !commits.isEmpty else { return }
+        deliveries.async { for commit in commits { observer(commit) } }
+    }
+
+    /// Before a fetch: when the server has commits the replica lacks (the listener has not seen them yet), reads
+    /// them now, so that a fetch sees every commit made before it started. Best effort: with the connection down,
+    /// the replica answers as it is.
+    func catchUpBeforeReading() {
+        lock.withLock {
+            guard writer.isConnected, !needsReload,
+                let newest = try? writer.execute(#"SELECT coalesce(max("Z_TXID"), 0) FROM "Z_CHANGES""#),
+                let number = newest.first?[0].flatMap({ $0 }).flatMap({ Int64($0) }), number > lastTransaction,
+                let commits = try? applyNewCommits(on: writer)
+            else { return }
+            publish(commits)
+        }
+    }
+
+    /// Starts following other clients' commits (at open).
+    func startListening() {
+        let listener = PostgresChangeListener(store: self)
         lock.withLock {
             self.listener?.stop()
             self.listener = listener
         }
         listener.start()
-    }
-
-    public func stopObservingRemoteChanges() {
-        lock.withLock {
-            listener?.stop()
-            listener = nil
-        }
     }
 }

@@ -61,6 +61,7 @@ extension PostgresStore {
         let store = PostgresStore(uri: url.absoluteString, displayName: displayName, model: model, isReadOnly: readOnly,
             writer: writer, identifier: metadata.storeUUID)
         try store.withLock { () throws(ObjectGraphError) in try store.reloadAll() }
+        store.startListening()
         return OpenedStore(store: store, metadata: metadata)
     }
 

@@ -38,8 +38,13 @@ public final class PostgresStore: RemoteChangeObservingStore, @unchecked Sendabl
     var needsReload = false
     /// The newest `Z_CHANGES` transaction the replica reflects; guarded by ``lock``.
     var lastTransaction: Int64 = 0
-    /// The remote-change listener, while observing; guarded by ``lock``.
+    /// The listener that keeps the replica up to date with other clients' commits; guarded by ``lock``.
     var listener: PostgresChangeListener?
+    /// Who hears of other clients' commits (the coordinator, with remote-change notifications on); guarded by
+    /// ``lock``.
+    var observer: (@Sendable (RemoteCommit) -> Void)?
+    /// Where commits are handed to ``observer``, one at a time, in commit order.
+    let deliveries = DispatchQueue(label: "ObjectGraph PostgreSQL commits")
 
     /// The `NOTIFY` channel of this store.
     var channel: String { "objectgraph_" + identifier.lowercased().filter { $0.isLetter || $0.isNumber } }
@@ -73,11 +78,17 @@ public final class PostgresStore: RemoteChangeObservingStore, @unchecked Sendabl
         return try body()
     }
 
+    /// The rows `request` selects, from the replica, after catching up with commits made before the fetch.
     public func fetch(_ request: StoreFetchRequest) throws(ObjectGraphError) -> [RowSnapshot] {
-        try currentReplica.fetch(request)
+        catchUpBeforeReading()
+        return try currentReplica.fetch(request)
     }
 
-    public func count(_ request: StoreFetchRequest) throws(ObjectGraphError) -> Int { try currentReplica.count(request) }
+    /// The number of rows `request` selects, from the replica, after catching up as ``fetch(_:)`` does.
+    public func count(_ request: StoreFetchRequest) throws(ObjectGraphError) -> Int {
+        catchUpBeforeReading()
+        return try currentReplica.count(request)
+    }
 
     public func rows(for ids: [ManagedObjectID], entity: EntityDescription) throws(ObjectGraphError) -> [RowSnapshot] {
         try currentReplica.rows(for: ids, entity: entity)

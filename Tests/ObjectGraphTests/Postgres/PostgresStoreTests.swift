@@ -205,6 +205,24 @@ struct PostgresStoreTests {
         #expect(text == .string("from afar"))
     }
 
+    @Test func aFetchSeesEveryCommitMadeBeforeIt() throws {
+        let database = try PostgresTestDatabase()
+        let model = try Self.valuesModel()
+        // A client that does not ask for remote-change notifications still reads what others committed.
+        let reader = Self.context(try database.coordinator(model: model))
+        let writer = Self.context(try database.coordinator(model: model))
+        let request = FetchRequest<ManagedObject>(entityName: "Item")
+        #expect(try reader.performAndWait { try reader.count(for: request) } == 0)
+        for round in 1...3 {
+            try writer.performAndWait {
+                _ = try writer.insertNewObject(forEntityName: "Item")
+                try writer.save()
+            }
+            #expect(try reader.performAndWait { try reader.count(for: request) } == round)
+            #expect(try reader.performAndWait { try reader.fetch(request).count } == round)
+        }
+    }
+
     @Test func aSaveOnAKilledConnectionFailsThenTheNextOneSucceeds() throws {
         let database = try PostgresTestDatabase()
         let model = try Self.valuesModel()
