@@ -42,7 +42,7 @@ struct PostgresFaultTests {
         var components = try #require(URLComponents(url: database.url, resolvingAgainstBaseURL: false))
         components.queryItems = [URLQueryItem(name: "options", value: "-c statement_timeout=300")]
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: .postgreSQL, configurationName: nil, at: try #require(components.url),
+        try coordinator.addPersistentStore(ofType: .postgreSQL, configurationName: nil, at: components.url,
             options: PersistentStoreOptions())
         let store = try #require(coordinator.persistentStores.first?.incrementalStore as? PostgresStore)
         let second = PostgresStoreTests.context(coordinator)
