@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Testing
 
@@ -115,5 +116,50 @@ struct PostgresUniquenessTests {
             }
         }
         #expect(try database.connection().execute(#"SELECT count(*) FROM "ZTAG""#).first?.first == "1")
+    }
+}
+
+/// Every connection to the database dropped at once (what a server restart does to its clients).
+@Suite(.enabled(if: PostgresTestDatabase.isConfigured, PostgresTestDatabase.skipReason))
+struct PostgresDroppedConnectionsTests {
+    @Test func clientsReconnectAndTheListenerCatchesUp() throws {
+        let database = try PostgresTestDatabase()
+        let model = try PostgresStoreTests.valuesModel()
+        let watching = try database.coordinator(model: model, remoteChanges: true)
+        let arrived = DispatchSemaphore(value: 0)
+        let inserted = Locked<Set<ManagedObjectID>>([])
+        let token = watching.addCommitObserver { event in
+            guard event.origin.isRemote else { return }
+            inserted.withLock { $0.formUnion(event.insertedObjectIDs) }
+            arrived.signal()
+        }
+        defer { token.cancel() }
+        let writer = PostgresStoreTests.context(try database.coordinator(model: model))
+
+        let admin = try database.connection()
+        try admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            + "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        let item = try writer.performAndWait { try writer.insertNewObject(forEntityName: "Item") }
+        let failed: ObjectGraphError? = writer.performAndWait {
+            do throws(ObjectGraphError) {
+                try writer.save()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        guard case .storeUnavailable? = failed else {
+            Issue.record("expected storeUnavailable, got \(String(describing: failed))")
+            return
+        }
+        let id = try writer.performAndWait {
+            try writer.save()
+            return item.objectID
+        }
+        // The watcher's listener lost its connection too: it reconnects and reads the commit from Z_CHANGES.
+        #expect(arrived.wait(timeout: .now() + 30) == .success)
+        #expect(inserted.withLock { $0 } == [id])
+        let reader = PostgresStoreTests.context(watching)
+        #expect(try reader.performAndWait { try reader.count(for: FetchRequest<ManagedObject>(entityName: "Item")) } == 1)
     }
 }
