@@ -11,6 +11,10 @@ let package = Package(
     products: [
         .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
         .library(name: "TerminalTableView", targets: ["TerminalTableView"]),
+        // The PostgreSQL store, in its own product: apps that do not use it do not link libpq.
+        .library(name: "ObjectGraphPostgres", targets: ["ObjectGraphPostgres"]),
+        // Checks any IncrementalStore against the store contract (ObjectGraph's own stores run it too).
+        .library(name: "ObjectGraphStoreConformance", targets: ["ObjectGraphStoreConformance"]),
         .executable(name: "people", targets: ["PeopleCommand"]),
         .executable(name: "objectgraph", targets: ["ObjectGraphCommand"]),
     ],
@@ -28,6 +32,8 @@ let package = Package(
         .systemLibrary(
             name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]
         ),
+        // libpq (PostgreSQL's client library); pkg-config finds its headers in /usr/include/postgresql.
+        .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .target(name: "CCursesShim", dependencies: ["CNCurses"], path: "Sources/CCursesShim"),
 
         // Shared by the framework and the table view: IndexPath row/section and batch-update rules.
@@ -44,6 +50,11 @@ let package = Package(
             ]
         ),
 
+        // The PostgreSQL store behind the public store API (libpq; LISTEN/NOTIFY for other clients' commits).
+        .target(name: "ObjectGraphPostgres", dependencies: ["ObjectGraph", "CLibPQ"]),
+        // The store conformance kit: the contract of IncrementalStore, checked through the protocol alone.
+        .target(name: "ObjectGraphStoreConformance", dependencies: ["ObjectGraph"]),
+
         // A UITableView-like list for terminals; the only module that calls ncurses.
         .target(name: "TerminalTableView", dependencies: ["SectionedChanges", "CNCurses", "CCursesShim"]),
 
@@ -57,7 +68,7 @@ let package = Package(
         ),
 
         // The `people` app: model, importers, the list view controller.
-        .target(name: "People", dependencies: ["ObjectGraph", "TerminalTableView", "PeopleResources"]),
+        .target(name: "People", dependencies: ["ObjectGraph", "ObjectGraphPostgres", "TerminalTableView", "PeopleResources"]),
 
         .executableTarget(
             name: "PeopleCommand",
@@ -65,7 +76,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "ObjectGraphCommand",
-            dependencies: ["ObjectGraph", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["ObjectGraph", "ObjectGraphPostgres", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Test-only (no product): the child process the kill test SIGKILLs, and a fault-injecting SQLite VFS.
         .executableTarget(name: "objectgraph-crash-importer", dependencies: ["ObjectGraph"],
@@ -88,6 +99,8 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 // The kill test runs the importer (depending on it makes `swift test` build it); I/O-fault tests.
                 "objectgraph-crash-importer", "CFaultVFS",
+                // The PostgreSQL store runs the same differential checks (skipped without a server).
+                "ObjectGraphPostgres", "ObjectGraphStoreConformance",
             ],
             exclude: ["Fixtures"]
         ),

@@ -19,10 +19,15 @@ let package = Package(
     targets: [
         // The system SQLite, for the raw baselines (the main package's CSQLite is not a product).
         .systemLibrary(name: "CSQLiteRaw", path: "Sources/CSQLiteRaw"),
+        // libpq, for the PostgreSQL store's raw baseline (workload 10).
+        .systemLibrary(name: "CLibPQRaw", path: "Sources/CLibPQRaw", pkgConfig: "libpq"),
         // The workloads: model, generator, raw baselines, ObjectGraph runs, statistics.
         .target(
             name: "BenchmarkWorkloads",
-            dependencies: [.product(name: "ObjectGraph", package: "ObjectGraph"), "CSQLiteRaw"]
+            dependencies: [
+                .product(name: "ObjectGraph", package: "ObjectGraph"),
+                .product(name: "ObjectGraphPostgres", package: "ObjectGraph"), "CSQLiteRaw", "CLibPQRaw",
+            ]
         ),
         // Runs each workload and its baseline back to back and prints ratios against the goals.
         .executableTarget(name: "RatioReport", dependencies: ["BenchmarkWorkloads"]),

@@ -103,6 +103,13 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
     /// I/O error, or a damaged file. Nothing was assumed about the rows it was asked for — in particular they
     /// are not taken as deleted; ask again later.
     case readFailed(store: String, reason: String)
+    /// The store's server could not be reached, or the connection to it broke during the operation (`reason`
+    /// says which and why). A save that meets this left nothing in the store and its context keeps every change;
+    /// the next operation connects again.
+    case storeUnavailable(store: String, reason: String)
+    /// The store's server refused a statement (`reason` is its message, never a password). Nothing of the failed
+    /// operation was kept.
+    case storeFailed(store: String, reason: String)
 
     public var description: String {
         switch self {
@@ -169,6 +176,9 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
             "The persistent history of store \(store) after transaction \(number) was purged (the oldest kept is "
                 + "\(oldest)); drop the token and start again from the store's current state."
         case let .readFailed(store, reason): "The store \(store) could not be read: \(reason). No row was taken as deleted."
+        case let .storeUnavailable(store, reason):
+            "The store \(store) is unavailable: \(reason). Nothing of the failed operation was kept; try again."
+        case let .storeFailed(store, reason): "The store \(store) refused the operation: \(reason). Nothing of it was kept."
         }
     }
 }

@@ -29,6 +29,7 @@ struct BackupCommand: ParsableCommand {
     var force = false
 
     func run() throws {
+        try storeOptions.requireFile(for: "backup")
         let model = try storeOptions.loadModel()
         let summary = try StoreBackup.run(model: model, storeURL: storeOptions.storeURL,
             destinationURL: URL(fileURLWithPath: destination), force: force)

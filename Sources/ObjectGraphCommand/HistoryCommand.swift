@@ -48,7 +48,7 @@ struct HistoryCommand: ParsableCommand {
         let purging = purgeThrough != nil || purgeBefore != nil
         let context = try storeOptions.openContext(model: model, creating: false, writing: purging)
         guard let coordinator = context.persistentStoreCoordinator, let store = coordinator.persistentStores.first else {
-            throw CommandFailure("cannot open the store \(storeOptions.store)")
+            throw CommandFailure("cannot open the store \(storeOptions.displayName)")
         }
         do {
             if let number = purgeThrough {
@@ -70,7 +70,7 @@ struct HistoryCommand: ParsableCommand {
             }
             print(json ? Self.json(transactions).rendered() : Self.table(transactions))
         } catch {
-            throw CommandFailure("cannot read the history of \(storeOptions.store): \(error)")
+            throw CommandFailure("cannot read the history of \(storeOptions.displayName): \(error)")
         }
     }
 

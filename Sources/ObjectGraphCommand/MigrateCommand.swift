@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ObjectGraph
+import ObjectGraphPostgres
 
 /// `objectgraph migrate`: migrates a store written with an earlier version of a model to its current version
 /// (lightweight migration, in place, in one transaction), or with `--dry-run` only reports the steps.
@@ -26,6 +27,9 @@ struct MigrateCommand: ParsableCommand {
     var dryRun = false
 
     func run() throws {
+        guard !PostgresStore.isConnectionURI(store) else {
+            throw CommandFailure("migrate works on SQLite store files; migrating PostgreSQL stores is not supported yet")
+        }
         let storeURL = URL(fileURLWithPath: store)
         guard FileManager.default.fileExists(atPath: storeURL.path) else {
             throw CommandFailure("cannot migrate the store \(store): no such file")

@@ -19,12 +19,13 @@ struct StoreInfoCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
 
     func run() throws {
+        try storeOptions.requireFile(for: "store-info")
         let model = try storeOptions.loadModel()
         let report = try StoreInspector.inspect(storeURL: storeOptions.storeURL, model: model,
             modelPath: storeOptions.model)
         print(report.rendered())
         if !report.matches {
-            printError("Error: the store \(storeOptions.store) does not match the model \(storeOptions.model)")
+            printError("Error: the store \(storeOptions.displayName) does not match the model \(storeOptions.model)")
             throw ExitCode(1)
         }
         if let problem = report.countProblem {

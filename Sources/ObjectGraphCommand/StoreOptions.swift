@@ -1,17 +1,30 @@
 import ArgumentParser
 import Foundation
 import ObjectGraph
+import ObjectGraphPostgres
 
 /// The `--model M --store S` pair every command that opens a store takes.
 struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The model file (.xcdatamodeld or .xcdatamodel).", valueName: "model"))
     var model: String
 
-    @Option(name: .long, help: ArgumentHelp("The store file (SQLite, or an atomic store).", valueName: "store"))
+    @Option(name: .long, help: ArgumentHelp(
+        "The store file (SQLite, or an atomic store), or a PostgreSQL database as postgresql://user@host:port/db "
+            + "(password from PGPASSWORD or ~/.pgpass).", valueName: "store"))
     var store: String
 
-    /// The store file's URL.
-    var storeURL: URL { URL(fileURLWithPath: store) }
+    /// The store's URL: a file, or a PostgreSQL connection URI.
+    var storeURL: URL { StoreOpener.url(for: store) }
+
+    /// How messages name the store: the path, or the connection URI without its password.
+    var displayName: String { PostgresStore.isConnectionURI(store) ? StoreURL.redacted(storeURL) : store }
+
+    /// Refuses a PostgreSQL store for a command that works on store files only.
+    func requireFile(for command: String) throws(CommandFailure) {
+        guard !PostgresStore.isConnectionURI(store) else {
+            throw CommandFailure("\(command) works on store files; PostgreSQL stores are not supported by it yet")
+        }
+    }
 
     /// Loads the model.
     func loadModel() throws(CommandFailure) -> ManagedObjectModel {
@@ -47,6 +60,7 @@ enum StoreOpener {
     static func openContext(model: ManagedObjectModel, storeURL: URL, creating: Bool, writing: Bool = false)
         throws(CommandFailure) -> ManagedObjectContext
     {
+        if !storeURL.isFileURL { return try openServerContext(model: model, storeURL: storeURL) }
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: storeURL.path, isDirectory: &isDirectory)
         if isDirectory.boolValue {
@@ -67,6 +81,32 @@ enum StoreOpener {
                     + "(objectgraph migrate --dry-run shows whether it can be migrated)")
             }
             throw CommandFailure("cannot open the store \(storeURL.path): \(error)")
+        }
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.name = "objectgraph"
+        context.transactionAuthor = transactionAuthor
+        context.persistentStoreCoordinator = coordinator
+        return context
+    }
+}
+
+extension StoreOpener {
+    /// The URL of a `--store` argument: a PostgreSQL connection URI as given, anything else a file path.
+    static func url(for store: String) -> URL {
+        if PostgresStore.isConnectionURI(store), let url = URL(string: store) { return url }
+        return URL(fileURLWithPath: store)
+    }
+
+    /// Adds the PostgreSQL database at `storeURL` to a new coordinator for `model` (creating its tables when they
+    /// are missing) and returns a private-queue context on it. Errors name the database without its password.
+    static func openServerContext(model: ManagedObjectModel, storeURL: URL) throws(CommandFailure) -> ManagedObjectContext {
+        PostgresStore.register()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        do {
+            try coordinator.addPersistentStore(ofType: .postgreSQL, configurationName: nil, at: storeURL,
+                options: PersistentStoreOptions(migratesAutomatically: false))
+        } catch {
+            throw CommandFailure("cannot open the store \(StoreURL.redacted(storeURL)): \(error)")
         }
         let context = ManagedObjectContext(concurrencyType: .privateQueue)
         context.name = "objectgraph"

@@ -1,5 +1,6 @@
 import Foundation
 import ObjectGraph
+import ObjectGraphPostgres
 import PeopleResources
 
 /// The browser's Core Data stack: a coordinator on the store file, a main-queue view context that the user
@@ -18,8 +19,21 @@ public final class PeopleStack: Sendable {
     /// The private-queue context that saves to disk in a ``Kind/writerMainWorker`` stack (the view context's
     /// parent); nil in the other stacks.
     public let writerContext: ManagedObjectContext?
-    /// The store file.
+    /// The store file, or the PostgreSQL database's connection URI.
     public let storeURL: URL
+
+    /// How messages name the store: its path, or the connection URI without its password.
+    public var storeDisplayName: String { Self.displayName(of: storeURL) }
+
+    /// How messages name a store: its path, or the connection URI without its password.
+    public static func displayName(of url: URL) -> String { url.isFileURL ? url.path : StoreURL.redacted(url) }
+
+    /// The URL of a `--store` argument: a `postgresql://` (or `postgres://`) connection URI as given, anything
+    /// else a file path.
+    public static func storeURL(for argument: String) -> URL {
+        if PostgresStore.isConnectionURI(argument), let url = URL(string: argument) { return url }
+        return URL(fileURLWithPath: argument)
+    }
     /// Carries saves down to disk after a commit, and reports what fails there.
     let pipeline: CommitPipeline
 
@@ -33,7 +47,10 @@ public final class PeopleStack: Sendable {
         self.kind = kind
         self.storeURL = storeURL
         coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: .sqlite, configurationName: nil, at: storeURL,
+        // A file is an SQLite store; a postgresql:// URL a database that other `people` share, live.
+        let type: PersistentStoreType = storeURL.isFileURL ? .sqlite : .postgreSQL
+        if type == .postgreSQL { PostgresStore.register() }
+        try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: storeURL,
             options: Self.storeOptions)
         viewContext = ManagedObjectContext(concurrencyType: .mainQueue)
         viewContext.name = "view"

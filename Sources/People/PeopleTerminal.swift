@@ -34,7 +34,7 @@ public enum PeopleTerminal {
             stack = try PeopleStack(storeURL: storeURL, kind: kind)
             try stack.seedIfEmpty()
         } catch {
-            fail("people: cannot open the store at \(storeURL.path): \(error)")
+            fail("people: cannot open the store at \(PeopleStack.displayName(of: storeURL)): \(error)")
         }
         // The run loop handles these itself (below), so ncurses must not install its own handlers
         // (it does so at start-up only for signals still at their default action).

@@ -48,7 +48,7 @@ struct ImportCommand: ParsableCommand {
         do {
             stack = try PeopleStack(storeURL: storeOption.url, kind: kind)
         } catch {
-            FileHandle.standardError.write(Data("people: cannot open the store at \(storeOption.url.path): \(error)\n".utf8))
+            FileHandle.standardError.write(Data("people: cannot open the store at \(PeopleStack.displayName(of: storeOption.url)): \(error)\n".utf8))
             throw ExitCode.failure
         }
         let batchSize = batchSize

@@ -144,7 +144,7 @@ final class PredicateGraph: @unchecked Sendable {
         return Worker(context: context, objects: try Self.loadObjects(in: context), connection: connection)
     }
 
-    private static func side(_ context: ManagedObjectContext, model: ManagedObjectModel) throws -> Side {
+    static func side(_ context: ManagedObjectContext, model: ManagedObjectModel) throws -> Side {
         var serials: [ManagedObjectID: Int64] = [:]
         var ids: [String: [Int64: ManagedObjectID]] = [:]
         for name in ["Person", "Company", "Tag"] {
@@ -157,7 +157,7 @@ final class PredicateGraph: @unchecked Sendable {
         return Side(context: context, serials: serials, ids: ids)
     }
 
-    private static func populate(
+    static func populate(
         _ context: ManagedObjectContext, people: Int, companies: Int, tags: Int, random: inout SeededRandom
     ) throws {
         let strings = PredicateTestValues.strings

@@ -4,12 +4,13 @@ import Foundation
 // RatioReport: every workload next to its raw SQLite baseline, back to back in one process (memory and cold
 // start in child processes of their own), printing a Markdown table of ratios against the goals.
 //
-//     RatioReport [all|import|fetch|typed|controller|stall|memory|coldstart|remote|fileimport]...
+//     RatioReport [all|import|fetch|typed|controller|stall|memory|coldstart|remote|fileimport|postgres]...
 //     RatioReport profile import|import-index|fileimport-json|fileimport-jsonl|fileimport-csv|history-on|history-off|import-raw|import-raw-index|fetch-objects|fetch-ids|fetch-count|fetch-typed|fetch-typed-format|controller [N]
 //
 // Environment: BENCH_1M=1 adds the 1M-person workloads; REPEAT=n repetitions (median; default 3);
 // N=people for the 100k workloads (default 100000); BENCH_DIR=folder for the store files; BENCH_ROUNDS=1 prints
-// the controller's time for every round.
+// the controller's time for every round. `postgres` (not part of `all`) needs BENCH_POSTGRES=<URI of a scratch
+// database>, whose public schema it empties.
 
 let environment = ProcessInfo.processInfo.environment
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -88,6 +89,7 @@ MainQueue.run {
         if sections.contains("coldstart") { try suite.coldStart() }
         if sections.contains("remote") { try suite.remoteChanges() }
         if sections.contains("fileimport") { try suite.fileImport() }
+        if sections.contains("postgres") { try suite.postgres() }
     } catch {
         report.note("benchmark failed: \(error)")
         print(report.markdown())

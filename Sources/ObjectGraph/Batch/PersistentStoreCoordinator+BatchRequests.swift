@@ -114,10 +114,11 @@ extension PersistentStoreCoordinator {
     private func run(label: TransactionLabel, _ parts: [(store: PersistentStore, operation: StoreBatchOperation)])
         throws(ObjectGraphError) -> StoreBatchOutcome
     {
-        var backends: [any BatchStoreBackend] = []
+        var backends: [any BatchRequestStore] = []
         for (store, _) in parts {
             guard !store.isReadOnly else { throw .readOnlyStore(store: store.displayName) }
-            guard let backend = store.backend as? any BatchStoreBackend else {
+            // (The built-in stores are their own incremental stores; a third-party one may offer the capability.)
+            guard let backend = store.incrementalStore as? any BatchRequestStore else {
                 throw .unsupportedStoreOperation("the store \(store.displayName) cannot run batch requests")
             }
             backends.append(backend)

@@ -44,10 +44,11 @@ extension PersistentStoreCoordinator {
         let stores = try stores(forFetching: plan.entity, includesSubentities: plan.includesSubentities,
             affectedStores: request.affectedStores)
         if stores.count == 1, let store = stores.first {
-            guard let backend = store.backend as? any BatchStoreBackend else {
-                throw .unsupportedStoreOperation("the store \(store.displayName) cannot compute dictionary results")
+            if let backend = store.backend as? any BatchStoreBackend { return try backend.fetchDictionaries(plan) }
+            if let replicated = store.incrementalStore as? any ReplicatedStore {
+                return try replicated.replica.batchBackend.fetchDictionaries(plan)
             }
-            return try backend.fetchDictionaries(plan)
+            throw .unsupportedStoreOperation("the store \(store.displayName) cannot compute dictionary results")
         }
         let graph = StoredRowGraph(coordinator: self)
         var rows: [DictionaryResultAssembler.Row] = []

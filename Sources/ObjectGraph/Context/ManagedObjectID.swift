@@ -26,7 +26,9 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
         self.key = key
     }
 
-    init(entityName: String, storeIdentifier: String, primaryKey: Int64) {
+    /// The permanent ID of the row `primaryKey` of `entityName` in the store `storeIdentifier`: how a store
+    /// (an ``IncrementalStore``) names the rows it returns.
+    public init(entityName: String, storeIdentifier: String, primaryKey: Int64) {
         self.init(namespace: .permanent(entityName: entityName, storeIdentifier: storeIdentifier), key: primaryKey)
     }
 
@@ -51,9 +53,9 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
         self.init(temporaryFor: entityName, serial: serial)
     }
 
-    /// A fresh temporary ID for a newly inserted object of `entityName`.
-    /// A fresh temporary ID for a newly inserted object of `entityName`.
-    static func makeTemporary(entityName: String) -> ManagedObjectID {
+    /// A fresh temporary ID for a newly inserted object of `entityName` (what a context gives a new object until
+    /// its save; a store test can build ``StoreSaveRequest``s with them).
+    public static func makeTemporary(entityName: String) -> ManagedObjectID {
         makeTemporary(in: .temporary(entityName: entityName))
     }
 

@@ -24,6 +24,22 @@ public struct PersistentHistoryTransaction: Sendable, Identifiable, CustomString
     /// The transaction's number, which identifies it within its store.
     public var id: Int64 { transactionNumber }
 
+    /// A transaction as a store read it back.
+    public init(
+        transactionNumber: Int64, storeIdentifier: String, timestamp: Date, author: String?, contextName: String?,
+        processID: String?, bundleID: String? = nil, changes: [PersistentHistoryChange]
+    ) {
+        self.transactionNumber = transactionNumber
+        self.storeIdentifier = storeIdentifier
+        self.timestamp = timestamp
+        self.author = author
+        self.contextName = contextName
+        self.processID = processID
+        self.bundleID = bundleID
+        self.changes = changes
+    }
+
+
     /// A token covering this transaction and everything before it in its store.
     public var token: HistoryToken { HistoryToken(storeIdentifier: storeIdentifier, transactionNumber: transactionNumber) }
 
@@ -85,4 +101,17 @@ public struct PersistentHistoryChange: Sendable, Identifiable {
 
     /// The change's number, which identifies it within its store.
     public var id: Int64 { changeID }
+
+    /// A change of one object in a transaction.
+    public init(
+        changeID: Int64, changedObjectID: ManagedObjectID, changeType: ChangeType, updatedProperties: Set<String>? = nil,
+        tombstone: [String: AttributeValue]? = nil
+    ) {
+        self.changeID = changeID
+        self.changedObjectID = changedObjectID
+        self.changeType = changeType
+        self.updatedProperties = updatedProperties
+        self.tombstone = tombstone
+    }
+
 }

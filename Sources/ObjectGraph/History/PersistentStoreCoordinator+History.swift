@@ -1,10 +1,14 @@
 import Foundation
 
 extension PersistentStoreCoordinator {
-    /// The stores that record persistent history, with their SQLite backends.
-    private func historyStores(_ stores: [PersistentStore]? = nil) -> [(store: PersistentStore, backend: SQLiteStore)] {
+    /// The stores that record persistent history, with their history capability.
+    private func historyStores(_ stores: [PersistentStore]? = nil)
+        -> [(store: PersistentStore, backend: any PersistentHistoryStore)]
+    {
         (stores ?? persistentStores).compactMap { store in
-            guard let backend = store.backend as? SQLiteStore, backend.recordsHistory else { return nil }
+            guard let backend = store.incrementalStore as? any PersistentHistoryStore, backend.recordsHistory else {
+                return nil
+            }
             return (store, backend)
         }
     }
@@ -20,11 +24,7 @@ extension PersistentStoreCoordinator {
         for (store, backend) in historyStores() {
             // (No token, or none for this store: everything kept, whatever was purged before.)
             let number = token?.transactionNumbers[store.identifier]
-            result += try backend.withReader { connection throws(ObjectGraphError) in
-                try backend.sqlite {
-                    try backend.historyTransactions(after: number ?? 0, checkingPurges: number != nil, connection)
-                }
-            }
+            result += try backend.historyTransactions(after: number ?? 0, checkingPurges: number != nil)
         }
         return result
     }
@@ -33,11 +33,7 @@ extension PersistentStoreCoordinator {
     /// store.
     public func fetchHistory(after date: Date) throws(ObjectGraphError) -> [PersistentHistoryTransaction] {
         var result: [PersistentHistoryTransaction] = []
-        for (_, backend) in historyStores() {
-            result += try backend.withReader { connection throws(ObjectGraphError) in
-                try backend.sqlite { try backend.historyTransactions(after: 0, date: date, checkingPurges: false, connection) }
-            }
-        }
+        for (_, backend) in historyStores() { result += try backend.historyTransactions(after: date) }
         return result
     }
 
@@ -74,9 +70,7 @@ extension PersistentStoreCoordinator {
     {
         var numbers: [String: Int64] = [:]
         for (store, backend) in historyStores(stores) {
-            numbers[store.identifier] = try backend.withReader { connection throws(ObjectGraphError) in
-                try backend.sqlite { try backend.newestTransactionNumber(connection) }
-            }
+            numbers[store.identifier] = try backend.newestHistoryTransactionNumber()
         }
         return numbers.isEmpty ? nil : HistoryToken(transactionNumbers: numbers)
     }
@@ -84,9 +78,16 @@ extension PersistentStoreCoordinator {
     /// Starts the watcher of other writers' commits on a newly added SQLite store (see
     /// ``PersistentStoreOptions/remoteChangeNotifications``).
     func startWatchingForRemoteChanges(_ store: PersistentStore) throws(ObjectGraphError) {
-        guard store.options.remoteChangeNotifications, let backend = store.backend as? SQLiteStore else { return }
+        guard store.options.remoteChangeNotifications else { return }
         let identifier = store.identifier
         let url = store.url
+        if let observing = store.incrementalStore as? any RemoteChangeObservingStore {
+            try observing.startObservingRemoteChanges { [weak self] commit in
+                self?.receiveRemoteCommit(commit, storeIdentifier: identifier, url: url)
+            }
+            return
+        }
+        guard let backend = store.backend as? SQLiteStore else { return }
         try backend.startWatchingForRemoteChanges { [weak self] change in
             self?.receiveRemoteChange(change, storeIdentifier: identifier, url: url)
         }
@@ -94,6 +95,10 @@ extension PersistentStoreCoordinator {
 
     /// Stops the watcher of a store that leaves the coordinator.
     func stopWatchingForRemoteChanges(_ store: PersistentStore) {
+        if let observing = store.incrementalStore as? any RemoteChangeObservingStore {
+            observing.stopObservingRemoteChanges()
+            return
+        }
         guard let backend = store.backend as? SQLiteStore else { return }
         backend.changeWatcher.withLock { watcher in
             watcher?.stop()
@@ -130,6 +135,29 @@ extension PersistentStoreCoordinator {
         if let newest = change.newestTransactionNumber {
             userInfo[StoreCommitEvent.historyTokenKey] = HistoryToken(storeIdentifier: storeIdentifier, transactionNumber: newest)
         }
+        NotificationCenter.default.post(name: .persistentStoreRemoteChange, object: self, userInfo: userInfo)
+    }
+}
+
+extension PersistentStoreCoordinator {
+    /// Sends another writer's commit, reported by a ``RemoteChangeObservingStore``, as a commit event, then posts
+    /// the remote-change notification.
+    private func receiveRemoteCommit(_ commit: RemoteCommit, storeIdentifier: String, url: URL?) {
+        guard persistentStores.contains(where: { $0.identifier == storeIdentifier }) else { return }
+        let token = commit.transactionNumber.map { HistoryToken(storeIdentifier: storeIdentifier, transactionNumber: $0) }
+        var inserted = Set(commit.inserted)
+        let deleted = Set(commit.deleted)
+        let both = inserted.intersection(deleted)
+        inserted.subtract(both)
+        var updated = commit.updated
+        for id in deleted { updated[id] = nil }
+        for id in inserted { updated[id] = nil }
+        emit(StoreCommitEvent(storeIdentifier: storeIdentifier, origin: .otherProcess(processID: commit.processID),
+            kind: .history, inserted: inserted, updated: updated, deleted: deleted.subtracting(both),
+            author: commit.author, contextName: commit.contextName, historyToken: token))
+        var userInfo: [String: Any] = [StoreCommitEvent.storeUUIDKey: storeIdentifier]
+        if let url { userInfo[StoreCommitEvent.storeURLKey] = url }
+        if let token { userInfo[StoreCommitEvent.historyTokenKey] = token }
         NotificationCenter.default.post(name: .persistentStoreRemoteChange, object: self, userInfo: userInfo)
     }
 }

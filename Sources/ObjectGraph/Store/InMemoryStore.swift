@@ -84,6 +84,9 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
         } catch {
             throw .predicate(error)
         }
+        if predicate == nil, sortCriteria.isEmpty {
+            return unorderedRows(root: root, wanted: wanted, limit: limit, offset: offset)
+        }
         var matches: [(keys: [AttributeValue], snapshot: RowSnapshot)] = []
         for subject in matchingSubjects(root: root, wanted: wanted, predicate: predicate, in: state.withLock { $0 }) {
             let row = subject.row
@@ -94,6 +97,27 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
         let start = min(max(offset, 0), matches.count)
         let end = limit > 0 ? min(start + limit, matches.count) : matches.count
         return matches[start..<end].map(\.snapshot)
+    }
+
+    /// Every row of the hierarchy `root` whose entity is in `wanted`, by primary key (the order a fetch without
+    /// sort criteria gives: keys are unique in a hierarchy), after `offset` and up to `limit`: without predicate
+    /// subjects or sort keys, which a plain fetch of every row does not need.
+    private func unorderedRows(root: String, wanted: Set<String>, limit: Int, offset: Int) -> [RowSnapshot] {
+        let rows = state.withLock { $0.rows[root] } ?? [:]
+        var keys: [Int64] = []
+        keys.reserveCapacity(rows.count)
+        for (key, row) in rows where wanted.contains(row.entityName) { keys.append(key) }
+        keys.sort()
+        let start = min(max(offset, 0), keys.count)
+        let end = limit > 0 ? min(start + limit, keys.count) : keys.count
+        var result: [RowSnapshot] = []
+        result.reserveCapacity(end - start)
+        for key in keys[start..<end] {
+            guard let row = rows[key] else { continue }
+            result.append(RowSnapshot(objectID: idNamespaces.id(entityName: row.entityName, key: key), values: row.values,
+                version: row.version, toOne: row.toOne))
+        }
+        return result
     }
 
     /// The rows of the hierarchy `root` whose entity is in `wanted` and that match `predicate`, as subjects

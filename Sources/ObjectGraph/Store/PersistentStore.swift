@@ -1,16 +1,29 @@
 import Foundation
 import Synchronization
 
-/// The kinds of store a coordinator can add.
-public enum PersistentStoreType: String, Sendable, Hashable {
+/// The kinds of store a coordinator can add: Core Data's store type strings, as a value.
+///
+/// `ObjectGraph` ships `.sqlite`, `.inMemory` and `.atomic`. Other stores (``IncrementalStore`` conformers,
+/// such as `ObjectGraphPostgres`'s) register their type with
+/// ``PersistentStoreCoordinator/registerStoreType(_:opener:)``, as Core Data's `registerStoreClass(_:type:)`.
+public struct PersistentStoreType: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The type's name, as Core Data spells its store types ("SQLite", "InMemory", "Binary").
+    public let rawValue: String
+
+    /// A store type named `rawValue`.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
     /// One SQLite file in Core Data's layout (WAL mode).
-    case sqlite = "SQLite"
+    public static let sqlite = PersistentStoreType(rawValue: "SQLite")
     /// Rows kept in memory; nothing is written anywhere.
-    case inMemory = "InMemory"
+    public static let inMemory = PersistentStoreType(rawValue: "InMemory")
     /// One file read whole when the store is added and rewritten whole, atomically, by every save (Core Data's
     /// atomic store; the raw value is Core Data's `NSBinaryStoreType`, "Binary", since the file is a binary
     /// property list — in ObjectGraph's own format, see the README). Rows live in memory, as in `.inMemory`.
-    case atomic = "Binary"
+    public static let atomic = PersistentStoreType(rawValue: "Binary")
+
+    /// The raw value.
+    public var description: String { rawValue }
 }
 
 /// A store added to a coordinator: where the rows live.
@@ -30,6 +43,9 @@ public final class PersistentStore: Sendable, Hashable, CustomStringConvertible 
     /// The options the store was added with.
     public let options: PersistentStoreOptions
     let backend: any StoreBackend
+    /// The store as its implementation sees it: the backend itself, or the third-party ``IncrementalStore`` the
+    /// backend adapts.
+    public var incrementalStore: any IncrementalStore { (backend as? ForeignStoreBackend)?.store ?? backend }
     /// The names of the entities this store holds; nil for every entity.
     let entityNames: Set<String>?
     private let currentMetadata: Locked<StoreMetadata>
@@ -60,7 +76,10 @@ public final class PersistentStore: Sendable, Hashable, CustomStringConvertible 
     public func holdsEntity(named name: String) -> Bool { entityNames?.contains(name) ?? true }
 
     /// How errors name the store: its file, or the in-memory store's identifier (as the backends do).
-    var displayName: String { url?.path ?? "in-memory \(identifier)" }
+    var displayName: String {
+        guard let url else { return "in-memory \(identifier)" }
+        return url.isFileURL ? url.path : StoreURL.redacted(url)
+    }
 
     /// Records metadata the backend has made durable.
     func replaceMetadata(_ metadata: StoreMetadata) { currentMetadata.withLock { $0 = metadata } }
@@ -73,7 +92,7 @@ public final class PersistentStore: Sendable, Hashable, CustomStringConvertible 
 
     /// The type, file (or "(memory)"), identifier, configuration and read-only flag, for logs.
     public var description: String {
-        "<PersistentStore \(type.rawValue) \(url?.path ?? "(memory)") \(identifier)"
+        "<PersistentStore \(type.rawValue) \(url.map { $0.isFileURL ? $0.path : StoreURL.redacted($0) } ?? "(memory)") \(identifier)"
             + "\(configurationName.map { " configuration: \($0)" } ?? "")\(isReadOnly ? " read-only" : "")>"
     }
 }

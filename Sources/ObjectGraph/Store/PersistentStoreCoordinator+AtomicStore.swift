@@ -94,6 +94,7 @@ extension PersistentStoreCoordinator {
         case .sqlite: return try metadataForPersistentStore(at: url)
         case .atomic: return try readAtomicArchive(at: StoreFiles.resolved(url)).1
         case .inMemory: throw .unsupportedStoreOperation("an in-memory store has no file to read metadata from")
+        default: throw .unsupportedStoreOperation("\(type.rawValue) stores have no file to read metadata from")
         }
     }
 }

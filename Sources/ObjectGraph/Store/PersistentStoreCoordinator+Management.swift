@@ -161,6 +161,11 @@ extension PersistentStoreCoordinator {
             }
         case .atomic:
             try backupAtomicStore(store, to: destination)
+        default:
+            let contents = try StoreContents.read(from: store, model: managedObjectModel)
+            try copyToNewFile(destination, supportFrom: nil) { () throws(ObjectGraphError) in
+                try writeNewSQLiteStore(contents, identifier: store.identifier, at: destination)
+            }
         }
     }
 
@@ -297,7 +302,10 @@ extension PersistentStoreCoordinator {
                 options: options)
         case .atomic:
             return try makeMigratedAtomicStore(from: store, at: destination, options: options)
-        case .sqlite:
+        default:
+            guard type == .sqlite else {
+                throw .unsupportedStoreOperation("migrating a store to type \(type.rawValue) is not supported")
+            }
             let file = store.type == .sqlite ? store.url.map(StoreFiles.resolved) : nil
             try copyToNewFile(destination, supportFrom: file) { () throws(ObjectGraphError) in
                 if let file {

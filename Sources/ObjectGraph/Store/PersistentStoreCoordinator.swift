@@ -117,6 +117,9 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             if let existing = persistentStore(for: url) { throw .storeAlreadyAdded(path: existing.url?.path ?? url.path) }
             store = try makeAtomicStore(at: url, configurationName: configurationName, entityNames: entityNames,
                 options: options)
+        default:
+            store = try openRegisteredStore(ofType: type, configurationName: configurationName, at: url,
+                options: options, entityNames: entityNames)
         }
         let added: Bool = stores.withLock { stores in
             // Checked again under the lock: two threads may have opened the same file at once.
@@ -124,7 +127,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             stores.append(store)
             return true
         }
-        guard added else { throw .storeAlreadyAdded(path: url?.path ?? store.identifier) }
+        guard added else { throw .storeAlreadyAdded(path: url.map { _ in store.displayName } ?? store.identifier) }
         do {
             try startWatchingForRemoteChanges(store)
         } catch {

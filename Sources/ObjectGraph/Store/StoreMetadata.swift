@@ -60,8 +60,9 @@ public struct StoreMetadata: Sendable, Hashable {
     /// The version hash of the model the store was written for (see ``ManagedObjectModel/versionHash``).
     public var modelVersionHash: Data { ManagedObjectModel.versionHash(ofEntityHashes: entityVersionHashes) }
 
-    /// The binary property list kept in `Z_METADATA.Z_PLIST` (the UUID lives in `Z_UUID`, as in Core Data).
-    func propertyList() throws -> Data {
+    /// The binary property list kept in `Z_METADATA.Z_PLIST` (the UUID lives in `Z_UUID`, as in Core Data): how
+    /// any store may keep its metadata.
+    public func propertyList() throws -> Data {
         var dictionary: [String: Any] = [:]
         for (key, value) in userInfo where !Self.systemKeys.contains(key) { dictionary[key] = value.propertyListObject }
         dictionary["NSStoreType"] = storeType
@@ -74,8 +75,8 @@ public struct StoreMetadata: Sendable, Hashable {
         return try PropertyListSerialization.data(fromPropertyList: dictionary, format: .binary, options: 0)
     }
 
-    /// Reads the property list of `Z_METADATA`; nil when it is not a dictionary.
-    init?(propertyList data: Data, storeUUID: String) {
+    /// Reads the property list of `Z_METADATA` (``propertyList()``); nil when it is not a dictionary.
+    public init?(propertyList data: Data, storeUUID: String) {
         guard let plist = try? PropertyListSerialization.propertyList(from: data, format: nil),
             let dictionary = plist as? [String: Any]
         else { return nil }

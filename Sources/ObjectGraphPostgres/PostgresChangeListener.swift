@@ -1,0 +1,142 @@
+import CLibPQ
+import Foundation
+import Glibc
+@_spi(StoreImplementation) import ObjectGraph
+
+/// Follows other clients' commits to a PostgreSQL store for as long as the store is open: a connection of its
+/// own `LISTEN`s on the store's channel, sleeping in `poll` on its socket; each notification (and each
+/// reconnection, which may have missed some) makes it read the new `Z_CHANGES` rows and bring the replica up to
+/// date (the store then reports the commits to its observer, if it has one).
+///
+/// A dropped connection is opened again (every half second until the server answers); commits made meanwhile are
+/// read from `Z_CHANGES`, so none is missed.
+final class PostgresChangeListener: @unchecked Sendable {
+    private let stopped = NSLock()
+    private var isStopped = false
+    private weak var store: PostgresStore?
+
+    init(store: PostgresStore) {
+        self.store = store
+    }
+
+    /// Starts the listening thread.
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "ObjectGraph PostgreSQL listener"
+        thread.start()
+    }
+
+    /// Stops listening; the thread ends within a quarter of a second.
+    func stop() { stopped.withLock { isStopped = true } }
+
+    private var shouldStop: Bool { stopped.withLock { isStopped } }
+
+    private func run() {
+        var connection: PostgresConnection?
+        while !shouldStop {
+            guard let store else { return }
+            if connection?.isConnected != true {
+                do {
+                    let opened = try PostgresConnection(uri: store.uri, displayName: store.displayName)
+                    try opened.execute("LISTEN " + PostgresSQL.identifier(store.channel))
+                    connection = opened
+                    try catchUp(store, on: opened)
+                } catch {
+                    connection = nil
+                    Thread.sleep(forTimeInterval: 0.5)
+                    continue
+                }
+            }
+            guard let connection else { continue }
+            var descriptor = pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0)
+            _ = poll(&descriptor, 1, 250)
+            do {
+                let received = try connection.notifications()
+                if !received.isEmpty { try catchUp(store, on: connection) }
+            } catch {
+                continue  // (isConnected is now false: the next round reconnects and catches up)
+            }
+        }
+    }
+
+    /// Reads the commits after the replica's newest and applies other clients' to the replica.
+    private func catchUp(_ store: PostgresStore, on connection: PostgresConnection) throws(ObjectGraphError) {
+        try store.withLock { () throws(ObjectGraphError) in store.publish(try store.applyNewCommits(on: connection)) }
+    }
+}
+
+extension PostgresStore {
+    /// Reads `Z_CHANGES` after ``lastTransaction`` on `connection`, applies other clients' commits to the replica,
+    /// and returns them in commit order. Call holding ``lock``.
+    func applyNewCommits(on connection: PostgresConnection) throws(ObjectGraphError) -> [RemoteCommit] {
+        let rows = try connection.execute(
+            #"SELECT "Z_TXID", "Z_CLIENT", "Z_PROCESS", "Z_AUTHOR", "Z_CONTEXT", "Z_INSERTED", "Z_UPDATED", "#
+                + #""Z_DELETED", "Z_LISTS" FROM "Z_CHANGES" WHERE "Z_TXID" > $1 ORDER BY "Z_TXID""#,
+            [String(lastTransaction)])
+        var commits: [RemoteCommit] = []
+        for row in rows {
+            guard let number = row[0].flatMap({ Int64($0) }) else { continue }
+            defer { lastTransaction = max(lastTransaction, number) }
+            guard row[1] != clientID else { continue }
+            func ids(_ text: String?) -> [ManagedObjectID] {
+                PostgresReference.parseArray(text).compactMap(PostgresReference.parse).map {
+                    replicaStorage.objectID(entityName: $0.entityName, primaryKey: $0.primaryKey)
+                }
+            }
+            let inserted = ids(row[5]), updated = ids(row[6]), deleted = ids(row[7])
+            var byEntity: [String: [Int64]] = [:]
+            for id in inserted + updated { if let key = id.primaryKey { byEntity[id.entityName, default: []].append(key) } }
+            var loaded: [RowSnapshot] = []
+            for (name, keys) in byEntity.sorted(by: { $0.key < $1.key }) {
+                guard let entity = model.entity(named: name) else { continue }
+                loaded += try loadRows(of: entity, keys: keys, on: connection)
+            }
+            let lists = try loadLists(keys: PostgresReference.parseArray(row[8]), on: connection)
+            replicaStorage.apply(rows: loaded, deleted: deleted, lists: lists)
+            commits.append(RemoteCommit(inserted: inserted, updated: Dictionary(updated.map { ($0, []) }) { a, _ in a },
+                deleted: deleted, processID: row[2], author: row[3], contextName: row[4], transactionNumber: number))
+        }
+        return commits
+    }
+
+    /// Reports other clients' commits to `deliver` from now on (on a serial queue of the store's, in commit order).
+    public func startObservingRemoteChanges(_ deliver: @escaping @Sendable (RemoteCommit) -> Void) throws(ObjectGraphError) {
+        lock.withLock { observer = deliver }
+    }
+
+    /// Stops reporting commits (the replica keeps following them).
+    public func stopObservingRemoteChanges() {
+        lock.withLock { observer = nil }
+    }
+
+    /// Hands `commits` to the observer, in order, on the delivery queue. Call holding ``lock`` (which orders the
+    /// commits of the listener and of fetches that caught up).
+    func publish(_ commits: [RemoteCommit]) {
+        guard let observer, !commits.isEmpty else { return }
+        deliveries.async { for commit in commits { observer(commit) } }
+    }
+
+    /// Before a fetch: when the server has commits the replica lacks (the listener has not seen them yet), reads
+    /// them now, so that a fetch sees every commit made before it started. Best effort: with the connection down,
+    /// the replica answers as it is.
+    func catchUpBeforeReading() {
+        lock.withLock {
+            guard writer.isConnected, !needsReload,
+                let newest = try? writer.execute(#"SELECT coalesce(max("Z_TXID"), 0) FROM "Z_CHANGES""#),
+                let number = newest.first?[0].flatMap({ $0 }).flatMap({ Int64($0) }), number > lastTransaction,
+                let commits = try? applyNewCommits(on: writer)
+            else { return }
+            publish(commits)
+        }
+    }
+
+    /// Starts following other clients' commits (at open).
+    func startListening() {
+        let listener = PostgresChangeListener(store: self)
+        lock.withLock {
+            self.listener?.stop()
+            self.listener = listener
+        }
+        listener.start()
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import ObjectGraph
+
+/// The tables of a PostgreSQL store, from the model, in the spirit of Core Data's SQLite layout:
+///
+/// - one table per concrete entity, `"Z" + NAME` (upper-cased), with `Z_PK` (primary key, unique across the
+///   entity's inheritance hierarchy), `Z_ENT` (the entity number), `Z_OPT` (the row version), a column
+///   `"Z" + ATTRIBUTE` per stored attribute and one per stored to-one relationship (the destination as
+///   `Entity/pk`);
+/// - `Z_PRIMARYKEY`: the highest key handed out per hierarchy (`UPDATE … RETURNING`, so no two clients ever get
+///   the same key);
+/// - `Z_METADATA`: the store's UUID and metadata property list;
+/// - `Z_RELATIONSHIPLISTS`: to-many memberships kept as lists (many-to-many, and the order of ordered
+///   relationships), one row per member and position;
+/// - `Z_CHANGES`: one row per committed transaction (who, and which objects and lists it changed), which other
+///   clients read when its `NOTIFY` reaches them.
+struct PostgresSchema {
+    let model: ManagedObjectModel
+
+    /// The table of a concrete entity.
+    static func table(_ entity: EntityDescription) -> String { PostgresSQL.identifier("Z" + entity.name.uppercased()) }
+
+    /// The stored attributes of `entity`, with their positions in its attribute list.
+    static func storedAttributes(_ entity: EntityDescription) -> [(index: Int, attribute: AttributeDescription)] {
+        entity.attributes.enumerated().filter { !$0.element.isTransient && $0.element.attributeType != .undefined }
+            .map { ($0.offset, $0.element) }
+    }
+
+    /// The stored to-one relationships of `entity`, with their positions in its relationship list.
+    static func storedToOnes(_ entity: EntityDescription) -> [(index: Int, name: String)] {
+        entity.relationships.enumerated().filter { !$0.element.isToMany && !$0.element.isTransient }
+            .map { ($0.offset, $0.element.name) }
+    }
+
+    /// The column of an attribute or relationship named `name`.
+    static func column(_ name: String) -> String { PostgresSQL.identifier("Z" + name.uppercased()) }
+
+    /// The data columns of `entity`'s table, in order: attributes, then to-one relationships.
+    static func dataColumns(_ entity: EntityDescription) -> [String] {
+        storedAttributes(entity).map { column($0.attribute.name) } + storedToOnes(entity).map { column($0.name) }
+    }
+
+    /// Statements creating every table that is missing (existing ones are left as they are).
+    func creationStatements() -> [String] {
+        var statements = [
+            #"CREATE TABLE IF NOT EXISTS "Z_METADATA" ("Z_UUID" text PRIMARY KEY, "Z_PLIST" bytea NOT NULL)"#,
+            #"CREATE TABLE IF NOT EXISTS "Z_PRIMARYKEY" ("Z_NAME" text PRIMARY KEY, "Z_MAX" bigint NOT NULL)"#,
+            #"CREATE TABLE IF NOT EXISTS "Z_RELATIONSHIPLISTS" ("Z_KEY" text COLLATE "C" NOT NULL, "#
+                + #""Z_POSITION" integer NOT NULL, "Z_MEMBER" text COLLATE "C" NOT NULL, PRIMARY KEY ("Z_KEY", "Z_POSITION"))"#,
+            #"CREATE TABLE IF NOT EXISTS "Z_CHANGES" ("Z_TXID" bigserial PRIMARY KEY, "Z_CLIENT" text NOT NULL, "#
+                + #""Z_PROCESS" text, "Z_AUTHOR" text, "Z_CONTEXT" text, "Z_TIME" timestamptz NOT NULL DEFAULT now(), "#
+                + #""Z_INSERTED" text[] NOT NULL, "Z_UPDATED" text[] NOT NULL, "Z_DELETED" text[] NOT NULL, "#
+                + #""Z_LISTS" text[] NOT NULL)"#,
+        ]
+        for entity in model.entities where !entity.isAbstract {
+            var columns = [#""Z_PK" bigint PRIMARY KEY"#, #""Z_ENT" integer NOT NULL"#, #""Z_OPT" bigint NOT NULL"#]
+            for (_, attribute) in Self.storedAttributes(entity) {
+                columns.append(Self.column(attribute.name) + " " + PostgresValueCoding.columnType(attribute.attributeType))
+            }
+            for (_, name) in Self.storedToOnes(entity) { columns.append(Self.column(name) + #" text COLLATE "C""#) }
+            statements.append("CREATE TABLE IF NOT EXISTS \(Self.table(entity)) (\(columns.joined(separator: ", ")))")
+            statements += uniqueIndexStatements(entity)
+        }
+        for entity in model.entities where entity.parentEntityName == nil {
+            statements.append(#"INSERT INTO "Z_PRIMARYKEY" ("Z_NAME", "Z_MAX") VALUES ('"#
+                + entity.name.replacingOccurrences(of: "'", with: "''") + #"', 0) ON CONFLICT DO NOTHING"#)
+        }
+        return statements
+    }
+}
+
+extension PostgresSchema {
+    /// One unique index per uniqueness constraint of `entity` or its ancestors (as the SQLite store has), over the
+    /// constraint's stored attributes: so that two clients whose copies had not yet seen each other's object
+    /// cannot both save it (the second save fails with the server's message).
+    func uniqueIndexStatements(_ entity: EntityDescription) -> [String] {
+        var constraints: [[String]] = []
+        var current: EntityDescription? = entity
+        while let declaring = current {
+            constraints += declaring.uniquenessConstraints
+            current = declaring.parentEntityName.flatMap(model.entity(named:))
+        }
+        let stored = Set(Self.storedAttributes(entity).map(\.attribute.name))
+        return constraints.compactMap { constraint in
+            let names = constraint.filter(stored.contains)
+            guard !names.isEmpty, names.count == constraint.count else { return nil }
+            let index = PostgresSQL.identifier("Z_\(entity.name)_UNIQUE_" + names.joined(separator: "_"))
+            return "CREATE UNIQUE INDEX IF NOT EXISTS \(index) ON \(Self.table(entity)) ("
+                + names.map(Self.column).joined(separator: ", ") + ")"
+        }
+    }
+}
+
+/// `Entity/pk` references to objects, as the store's text columns and change log keep them.
+enum PostgresReference {
+    static func string(_ id: ManagedObjectID) -> String? { id.primaryKey.map { "\(id.entityName)/\($0)" } }
+
+    static func parse(_ text: String) -> (entityName: String, primaryKey: Int64)? {
+        guard let slash = text.lastIndex(of: "/"), let key = Int64(text[text.index(after: slash)...]) else { return nil }
+        return (String(text[..<slash]), key)
+    }
+
+    /// The elements of a text array in PostgreSQL's output format (`{a,"b c"}`).
+    static func parseArray(_ text: String?) -> [String] {
+        guard let text, text.hasPrefix("{"), text.hasSuffix("}") else { return [] }
+        var result: [String] = []
+        var current = ""
+        var quoted = false, escaped = false, started = false
+        for character in text.dropFirst().dropLast() {
+            if escaped {
+                current.append(character)
+                escaped = false
+            } else if quoted {
+                if character == "\\" { escaped = true } else if character == "\"" { quoted = false } else { current.append(character) }
+            } else if character == "\"" {
+                quoted = true
+                started = true
+            } else if character == "," {
+                result.append(current)
+                current = ""
+                started = false
+            } else {
+                current.append(character)
+                started = true
+            }
+        }
+        if started || !current.isEmpty { result.append(current) }
+        return result
+    }
+}

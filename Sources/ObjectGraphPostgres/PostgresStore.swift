@@ -1,0 +1,155 @@
+import Foundation
+@_spi(StoreImplementation) import ObjectGraph
+
+/// A store in a PostgreSQL 15+ database, reached through libpq: ObjectGraph's ``IncrementalStore`` on a server
+/// that several processes on several hosts share.
+///
+/// The server holds the rows and decides every save: one transaction per save, optimistic locking by row
+/// version (`Z_OPT`), primary keys from `Z_PRIMARYKEY` that no two clients ever share. Reads are answered from a
+/// ``StoreReplica`` of the rows kept in this process, so fetches, counts, sorts and dictionary results give
+/// exactly the in-memory store's answers (case- and diacritic-insensitive comparisons, `LIKE`, `MATCHES`,
+/// the folded sort order). The replica follows other clients' commits through `LISTEN`/`NOTIFY` and the
+/// `Z_CHANGES` log (see ``RemoteChangeObservingStore``).
+///
+/// Open it through a coordinator after ``register()``:
+///
+/// ```swift
+/// PostgresStore.register()
+/// try coordinator.addPersistentStore(ofType: .postgreSQL, configurationName: nil,
+///     at: URL(string: "postgresql://app@db.example.com:5432/people")!, options: PersistentStoreOptions())
+/// ```
+public final class PostgresStore: RemoteChangeObservingStore, @unchecked Sendable {
+    /// The store's UUID, which its object IDs name.
+    public let identifier: String
+    /// Whether the store refuses writes.
+    public let isReadOnly: Bool
+    let model: ManagedObjectModel
+    /// How errors name the store: its URI without a password.
+    let displayName: String
+    let uri: String
+    /// This client's name in `Z_CHANGES`, so its own commits are not reported back to it.
+    let clientID = UUID().uuidString
+    /// The connection for saves, key allocation, metadata and (re)loading; guarded by ``lock``.
+    let writer: PostgresConnection
+    /// Serialises saves with each other and with the listener's applying of other clients' commits.
+    let lock = NSLock()
+    let replicaStorage: StoreReplica
+    /// Set when the replica may differ from the server (a commit whose outcome is unknown); guarded by ``lock``.
+    var needsReload = false
+    /// The newest `Z_CHANGES` transaction the replica reflects; guarded by ``lock``.
+    var lastTransaction: Int64 = 0
+    /// The listener that keeps the replica up to date with other clients' commits; guarded by ``lock``.
+    var listener: PostgresChangeListener?
+    /// Who hears of other clients' commits (the coordinator, with remote-change notifications on); guarded by
+    /// ``lock``.
+    var observer: (@Sendable (RemoteCommit) -> Void)?
+    /// Where commits are handed to ``observer``, one at a time, in commit order.
+    let deliveries = DispatchQueue(label: "ObjectGraph PostgreSQL commits")
+
+    /// The `NOTIFY` channel of this store.
+    var channel: String { "objectgraph_" + identifier.lowercased().filter { $0.isLetter || $0.isNumber } }
+
+    init(uri: String, displayName: String, model: ManagedObjectModel, isReadOnly: Bool, writer: PostgresConnection,
+        identifier: String)
+    {
+        self.uri = uri
+        self.displayName = displayName
+        self.model = model
+        self.isReadOnly = isReadOnly
+        self.writer = writer
+        self.identifier = identifier
+        replicaStorage = StoreReplica(identifier: identifier, model: model)
+    }
+
+    deinit { listener?.stop() }
+
+    /// The replica, reloaded first when a failed commit left it in doubt.
+    var currentReplica: StoreReplica {
+        get throws(ObjectGraphError) {
+            try withLock { () throws(ObjectGraphError) in try reloadIfNeeded() }
+            return replicaStorage
+        }
+    }
+
+    /// Runs `body` holding ``lock``.
+    func withLock<T>(_ body: () throws(ObjectGraphError) -> T) throws(ObjectGraphError) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    /// The rows `request` selects, from the replica, after catching up with commits made before the fetch.
+    public func fetch(_ request: StoreFetchRequest) throws(ObjectGraphError) -> [RowSnapshot] {
+        catchUpBeforeReading()
+        return try currentReplica.fetch(request)
+    }
+
+    /// The number of rows `request` selects, from the replica, after catching up as ``fetch(_:)`` does.
+    public func count(_ request: StoreFetchRequest) throws(ObjectGraphError) -> Int {
+        catchUpBeforeReading()
+        return try currentReplica.count(request)
+    }
+
+    public func rows(for ids: [ManagedObjectID], entity: EntityDescription) throws(ObjectGraphError) -> [RowSnapshot] {
+        try currentReplica.rows(for: ids, entity: entity)
+    }
+
+    public func relatedIDs(of objectID: ManagedObjectID, entity: EntityDescription, relationshipIndex: Int)
+        throws(ObjectGraphError) -> [ManagedObjectID]
+    {
+        try currentReplica.relatedIDs(of: objectID, entity: entity, relationshipIndex: relationshipIndex)
+    }
+
+    public func relatedIDs(ofMany objectIDs: [ManagedObjectID], entity: EntityDescription, relationshipIndex: Int)
+        throws(ObjectGraphError) -> [ManagedObjectID: [ManagedObjectID]]
+    {
+        try currentReplica.relatedIDs(ofMany: objectIDs, entity: entity, relationshipIndex: relationshipIndex)
+    }
+
+    public func allocatePrimaryKeys(for entity: EntityDescription, count: Int) throws(ObjectGraphError) -> Range<Int64> {
+        guard !isReadOnly else { throw .readOnlyStore(store: displayName) }
+        guard count > 0 else { return 0..<0 }
+        return try withLock { () throws(ObjectGraphError) in
+            try writer.ensureConnected()
+            return try reserveKeys(for: entity, count: count)
+        }
+    }
+
+    /// Moves the hierarchy's counter past `count` new keys and returns them (inside or outside a transaction).
+    func reserveKeys(for entity: EntityDescription, count: Int) throws(ObjectGraphError) -> Range<Int64> {
+        let root = model.rootEntity(of: entity).name
+        let rows = try writer.execute(
+            #"UPDATE "Z_PRIMARYKEY" SET "Z_MAX" = "Z_MAX" + $2 WHERE "Z_NAME" = $1 RETURNING "Z_MAX""#,
+            [root, String(count)])
+        guard let text = rows.first?[0] ?? nil, let last = Int64(text) else {
+            throw .storeFailed(store: displayName, reason: "Z_PRIMARYKEY has no row for \(root)")
+        }
+        return (last - Int64(count) + 1)..<(last + 1)
+    }
+
+    public func writeMetadata(_ metadata: StoreMetadata) throws(ObjectGraphError) {
+        guard !isReadOnly else { throw .readOnlyStore(store: displayName) }
+        let plist: Data
+        do {
+            plist = try metadata.propertyList()
+        } catch {
+            throw .invalidStoreOption(name: "metadata", reason: "it cannot be written as a property list (\(error))")
+        }
+        try withLock { () throws(ObjectGraphError) in
+            try writer.ensureConnected()
+            try writer.execute(#"UPDATE "Z_METADATA" SET "Z_PLIST" = $1 WHERE "Z_UUID" = $2"#,
+                [PostgresValueCoding.encode(.binary(plist), as: .binary), identifier])
+        }
+    }
+
+    /// The server process of the connection saves use (for tests that terminate it).
+    public var writerBackendPID: Int32 { lock.withLock { writer.backendPID } }
+}
+
+@_spi(StoreImplementation)
+extension PostgresStore: ReplicatedStore {
+    /// The replica that answers reads (dictionary fetches included).
+    public var replica: StoreReplica {
+        get throws(ObjectGraphError) { try currentReplica }
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import ObjectGraph
+import Testing
+
+@testable import ObjectGraphPostgres
+
+/// Throwaway databases on the server `OBJECTGRAPH_TEST_POSTGRES` names (a libpq connection URI, which
+/// `.ci/postgres.sh` exports for a cluster of its own). Without it the PostgreSQL tests are skipped, saying why.
+final class PostgresTestDatabase {
+    static let baseURI: String? = ProcessInfo.processInfo.environment["OBJECTGRAPH_TEST_POSTGRES"]
+        .flatMap { $0.isEmpty ? nil : $0 }
+
+    static var isConfigured: Bool { baseURI != nil }
+
+    static let skipReason = Comment(rawValue:
+        "OBJECTGRAPH_TEST_POSTGRES is not set, so the PostgreSQL store tests are skipped: source .ci/postgres.sh, "
+            + "or set it to postgresql://user@host:port/db of a server where that user may create databases")
+
+    /// The new database's URL.
+    let url: URL
+    private let name: String
+
+    /// Creates a database of its own (dropped when this object goes).
+    init() throws {
+        guard let base = Self.baseURI, var components = URLComponents(string: base) else {
+            throw ObjectGraphError.storeUnavailable(store: "(test server)", reason: "OBJECTGRAPH_TEST_POSTGRES is not set")
+        }
+        name = "og_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
+        let admin = try PostgresConnection(uri: base, displayName: "test server")
+        try admin.execute("CREATE DATABASE \(name)")
+        components.path = "/" + name
+        guard let made = components.url else { throw ObjectGraphError.storeUnavailable(store: name, reason: "bad URL") }
+        url = made
+        PostgresStore.register()
+    }
+
+    deinit {
+        guard let base = Self.baseURI, let admin = try? PostgresConnection(uri: base, displayName: "test server") else { return }
+        _ = try? admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+    }
+
+    /// A connection of the test's own to the database (to look at rows, or terminate a backend).
+    func connection() throws -> PostgresConnection { try PostgresConnection(uri: url.absoluteString, displayName: name) }
+
+    /// A coordinator with this database added as its store.
+    func coordinator(model: ManagedObjectModel, remoteChanges: Bool = false) throws -> PersistentStoreCoordinator {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        var options = PersistentStoreOptions()
+        options.remoteChangeNotifications = remoteChanges
+        try coordinator.addPersistentStore(ofType: .postgreSQL, configurationName: nil, at: url, options: options)
+        return coordinator
+    }
+}
