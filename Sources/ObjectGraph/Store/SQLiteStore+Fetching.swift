@@ -171,6 +171,14 @@ struct SQLiteStorePredicateSchema: PredicateSQLSchema {
         (try? store.layout(of: entity))?.column(forKey: name)
     }
 
+    func textIndex(forAttribute name: String, of entity: EntityDescription) -> (table: String, column: String)? {
+        guard let attribute = entity.attribute(named: name), attribute.isIndexedBySpotlight,
+            let layout = try? store.layout(of: entity), let index = store.textIndexes[layout.tableName],
+            index.columns.contains(attribute.columnName)
+        else { return nil }
+        return (index.name, attribute.columnName)
+    }
+
     func link(forRelationship name: String, of entity: EntityDescription) -> PredicateSQLLink? {
         guard let index = entity.relationships.firstIndex(where: { $0.name == name }),
             let layout = try? store.layout(of: entity)

@@ -1,0 +1,186 @@
+import SQLiteStorage
+
+/// The text search index of one root table: an FTS5 table with the trigram tokenizer over the case- and
+/// diacritic-folded text (``StringFolding/folded(_:)``) of the table's attributes marked
+/// ``AttributeDescription/isIndexedBySpotlight``, kept by triggers.
+///
+/// The table is contentless (`content=''`, `columnsize=0`): it holds only the trigram index, never a copy of the
+/// text, and answers only "which rows (`rowid` = `Z_PK`) contain this folded substring". Folded `CONTAINS`,
+/// `BEGINSWITH`, `ENDSWITH`, `LIKE` and `==` tests then run on those candidates only (see
+/// ``FetchPredicate/SQLCompiler``), so answers are the scan's exactly.
+///
+/// Triggers on the root table write the index in the same transaction as every insert, update of an indexed
+/// column, and delete, whatever writes them: saves, batch requests, imports. (A contentless table is told of a
+/// deletion with the values it indexed, which the triggers fold again from the old row.) The triggers call
+/// `objectgraph_index_fold`, which every store connection registers; another program writing the table fails with
+/// "no such function" rather than leaving the index stale. Migration drops the indexes first and builds them
+/// again in its transaction; opening a store builds the ones its model asks for and drops the others. A store
+/// written by another framework (Core Data) never gets one: its triggers would break that framework's writes.
+struct TextSearchIndex: Sendable, Equatable {
+    /// The root table (`ZPERSON`).
+    let table: String
+    /// The FTS5 table (`ZPERSON_TEXTINDEX`).
+    let name: String
+    /// The indexed columns of ``table``, sorted; the FTS table's columns have the same names.
+    let columns: [String]
+
+    /// The SQL function that folds text for the index: ``StringFolding/folded(_:)``, with U+0000 (where FTS5 stops
+    /// reading) as U+FFFD; registered on every store connection by ``PredicateSQLFunctions/register(on:)``.
+    static let foldFunctionName = "objectgraph_index_fold"
+
+    /// The suffix of every text index table's name; its triggers add `_INSERT`, `_UPDATE`, `_DELETE`.
+    static let suffix = "_TEXTINDEX"
+
+    /// The text indexes a store of `model` has: one per root table with an indexed stored string attribute
+    /// (the whole inheritance tree's attributes share their root's index).
+    static func expected(model: ManagedObjectModel, layouts: [String: TableLayout]) -> [TextSearchIndex] {
+        var result: [TextSearchIndex] = []
+        for root in model.entities where root.parentEntityName == nil {
+            guard let layout = layouts[root.name] else { continue }
+            let stored = Set(layout.tableColumns.map(\.name))
+            var columns: Set<String> = []
+            for entity in model.entityAndDescendants(of: root) {
+                for attribute in entity.attributes where attribute.isIndexedBySpotlight && !attribute.isTransient
+                    && attribute.attributeType == .string && stored.contains(attribute.columnName)
+                {
+                    columns.insert(attribute.columnName)
+                }
+            }
+            guard !columns.isEmpty else { continue }
+            result.append(TextSearchIndex(table: layout.tableName, name: layout.tableName + suffix,
+                columns: columns.sorted()))
+        }
+        return result.sorted { $0.name < $1.name }
+    }
+
+    // MARK: Statements
+
+    /// `CREATE VIRTUAL TABLE …`, as `sqlite_master` keeps it.
+    var createSQL: String {
+        "CREATE VIRTUAL TABLE \(name) USING fts5(" + columns.joined(separator: ", ")
+            + ", content='', columnsize=0, tokenize='trigram case_sensitive 1')"
+    }
+
+    /// The folded values of `row`'s (`new` or `old`) indexed columns, as an SQL list.
+    private func foldedValues(_ row: String) -> String {
+        columns.map { "\(Self.foldFunctionName)(\(row).\($0))" }.joined(separator: ", ")
+    }
+
+    private var insertRow: String {
+        "INSERT INTO \(name) (rowid, " + columns.joined(separator: ", ") + ") VALUES (new.Z_PK, "
+            + foldedValues("new") + ");"
+    }
+
+    private var deleteRow: String {
+        "INSERT INTO \(name) (\(name), rowid, " + columns.joined(separator: ", ") + ") VALUES ('delete', old.Z_PK, "
+            + foldedValues("old") + ");"
+    }
+
+    /// The three triggers that keep the index, by name, as `sqlite_master` keeps them.
+    var triggers: [(name: String, sql: String)] {
+        [
+            (name + "_INSERT", "CREATE TRIGGER \(name)_INSERT AFTER INSERT ON \(table) BEGIN " + insertRow + " END"),
+            (name + "_UPDATE", "CREATE TRIGGER \(name)_UPDATE AFTER UPDATE OF " + columns.joined(separator: ", ")
+                + " ON \(table) BEGIN " + deleteRow + " " + insertRow + " END"),
+            (name + "_DELETE", "CREATE TRIGGER \(name)_DELETE AFTER DELETE ON \(table) BEGIN " + deleteRow + " END"),
+        ]
+    }
+
+    /// Fills the (new, empty) index from every row of the table.
+    private var fillSQL: String {
+        "INSERT INTO \(name) (rowid, " + columns.joined(separator: ", ") + ") SELECT Z_PK, "
+            + columns.map { "\(Self.foldFunctionName)(\($0))" }.joined(separator: ", ") + " FROM \(table)"
+    }
+
+    /// `substring` (folded) as the index holds text (U+0000, where FTS5 stops reading, as U+FFFD), when it is
+    /// long enough for the index to find: three characters or more.
+    static func searchable(_ substring: String) -> String? {
+        let scalars = substring.unicodeScalars
+        guard scalars.count >= 3 else { return nil }
+        return scalars.contains("\u{0}") ? substring.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}") : substring
+    }
+
+    /// The FTS5 query that finds the rows whose `column` contains every one of `substrings` (each already
+    /// folded and at least three characters long): `ZCITY : "ber" AND ZCITY : "lin"`.
+    static func matchQuery(column: String, substrings: [String]) -> String {
+        substrings.map { column + " : \"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+            .joined(separator: " AND ")
+    }
+
+    // MARK: Keeping the file in line
+
+    /// The text indexes and their triggers the file has: FTS table name → its SQL, trigger name → its SQL.
+    private static func present(_ connection: SQLiteConnection) throws(SQLiteError)
+        -> (tables: [String: String], triggers: [String: String])
+    {
+        var tables: [String: String] = [:]
+        var triggers: [String: String] = [:]
+        for row in try connection.rows("SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'trigger') "
+            + "AND name GLOB '*\(suffix)*' AND sql IS NOT NULL")
+        {
+            guard case .text(let type) = row[0], case .text(let name) = row[1], case .text(let sql) = row[2] else {
+                continue
+            }
+            if type == "trigger", name.hasSuffix("\(suffix)_INSERT") || name.hasSuffix("\(suffix)_UPDATE")
+                || name.hasSuffix("\(suffix)_DELETE")
+            {
+                triggers[name] = sql
+            } else if type == "table", name.hasSuffix(suffix), sql.hasPrefix("CREATE VIRTUAL TABLE") {
+                tables[name] = sql
+            }
+        }
+        return (tables, triggers)
+    }
+
+    /// The ones of `expected` that the file has exactly as expected (table and triggers), so queries may use them.
+    static func available(_ connection: SQLiteConnection, expected: [TextSearchIndex]) throws(SQLiteError)
+        -> [TextSearchIndex]
+    {
+        let (tables, triggers) = try present(connection)
+        return expected.filter { index in
+            tables[index.name] == index.createSQL && index.triggers.allSatisfy { triggers[$0.name] == $0.sql }
+        }
+    }
+
+    /// Whether the file has text indexes or triggers other than `expected` (left over from a model that had them).
+    static func hasOthers(_ connection: SQLiteConnection, than expected: [TextSearchIndex]) throws(SQLiteError) -> Bool {
+        let (tables, triggers) = try present(connection)
+        let names = Set(expected.map(\.name))
+        let triggerNames = Set(expected.flatMap { $0.triggers.map(\.name) })
+        return !Set(tables.keys).isSubset(of: names) || !Set(triggers.keys).isSubset(of: triggerNames)
+    }
+
+    /// Drops every text index of the file that is not one of `expected` (or differs from it), and creates and
+    /// fills the expected ones the file lacks, inside the caller's transaction.
+    ///
+    /// - Returns: the names of the indexes built.
+    @discardableResult
+    static func reconcile(_ connection: SQLiteConnection, expected: [TextSearchIndex]) throws(SQLiteError)
+        -> [String]
+    {
+        let (tables, triggers) = try present(connection)
+        let intact = Set(try available(connection, expected: expected).map(\.name))
+        for trigger in triggers.keys.sorted() {
+            let owner = String(trigger.prefix(upTo: trigger.index(trigger.endIndex, offsetBy: -"_INSERT".count)))
+            if !intact.contains(owner) {
+                try connection.execute("DROP TRIGGER \(SQLiteConnection.quoteIdentifier(trigger))")
+            }
+        }
+        for table in tables.keys.sorted() where !intact.contains(table) {
+            try connection.execute("DROP TABLE \(SQLiteConnection.quoteIdentifier(table))")
+        }
+        var built: [String] = []
+        for index in expected where !intact.contains(index.name) {
+            try connection.execute(index.createSQL)
+            try connection.execute(index.fillSQL)
+            for trigger in index.triggers { try connection.execute(trigger.sql) }
+            built.append(index.name)
+        }
+        return built
+    }
+
+    /// Drops every text index of the file and its triggers (a migration does, before it rebuilds tables).
+    static func dropAll(_ connection: SQLiteConnection) throws(SQLiteError) {
+        try reconcile(connection, expected: [])
+    }
+}
