@@ -244,6 +244,9 @@ import TestSupport
             let sql = try Self.whereSQL(stack, format, "Mül*ler")
             #expect(sql.contains("ZNOTE_TEXTINDEX MATCH") && !sql.contains("CASE"), "\(format): \(sql)")
         }
+        // A search field's OR over indexed keys looks the union of candidates up once.
+        let search = try Self.whereSQL(stack, "title CONTAINS[cd] %@ OR body CONTAINS[cd] %@", "müller", "zoë")
+        #expect(search.components(separatedBy: "MATCH").count == 2, "\(search)")
         // Under NOT the scan's NULL for a nil title is kept.
         #expect(try Self.whereSQL(stack, "NOT title CONTAINS[cd] %@", "müller").contains("CASE WHEN"))
         for (format, argument) in [("title CONTAINS[cd] %@", "mü"), ("title CONTAINS[c] %@", "müller"),

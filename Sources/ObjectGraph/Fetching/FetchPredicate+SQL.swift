@@ -186,13 +186,17 @@ extension FetchPredicate {
                 return SQLFragment.group(parts, separator: " AND ")
             case .or(let operands):
                 if operands.isEmpty { return SQLFragment("0") }
+                if let indexed = try textIndexedDisjunction(operands, in: scope) { return indexed }
                 var parts: [SQLFragment] = []
                 for operand in operands { parts.append(try compile(operand, in: scope)) }
                 return SQLFragment.group(parts, separator: " OR ")
             }
         }
 
-        func compile(_ comparison: Comparison, in scope: Scope) throws(FetchPredicateError) -> SQLFragment {
+        /// A comparison; through the text search index where it can use one, unless `usingTextIndex` is false.
+        func compile(_ comparison: Comparison, in scope: Scope, usingTextIndex: Bool = true)
+            throws(FetchPredicateError) -> SQLFragment
+        {
             try checkOperands(comparison)
             if let problem = comparison.validationProblem() {
                 let location = comparison.left.firstLocation ?? comparison.right.firstLocation
@@ -227,7 +231,7 @@ extension FetchPredicate {
             }
             let exact = try compareSides(
                 operation, side(comparison.left, in: scope), side(comparison.right, in: scope), options)
-            return textIndexed(comparison, exact, in: scope) ?? exact
+            return usingTextIndex ? textIndexed(comparison, exact, in: scope) ?? exact : exact
         }
 
         /// Refuses unsubstituted variables and, for a flat table, unknown keys, left to right, so that the

@@ -14,10 +14,50 @@ extension FetchPredicate.SQLCompiler {
     /// `pk IN (candidates) AND exact`, which SQLite answers by looking the candidates up; elsewhere (under
     /// `NOT`) a `CASE` keeps the scan's NULL for a nil value, so three-valued logic is untouched.
     func textIndexed(_ comparison: FetchPredicate.Comparison, _ exact: SQLFragment, in scope: Scope) -> SQLFragment? {
-        guard case .store(let schema) = schema, let entity = scope.entity, let alias = scope.alias,
+        guard let plan = textIndexPlan(comparison, in: scope), let alias = scope.alias else { return nil }
+        let candidates = Self.candidates(plan.table, query: plan.query, alias: alias)
+        if scope.isPositive { return "(" + candidates + " AND " + exact + ")" }
+        // Outside the candidates the exact test is false, or NULL for a nil value (equality is two-valued).
+        let column = "\(alias).\(plan.column)"
+        let nilAnswer = comparison.operation == .equalTo ? "0" : "NULL"
+        return "(CASE WHEN " + candidates + " THEN " + exact + " WHEN \(column) IS NULL THEN \(nilAnswer) ELSE 0 END)"
+    }
+
+    /// An `OR` of comparisons that can each use the same text index (`firstName CONTAINS[cd] "x" OR lastName
+    /// CONTAINS[cd] "x"`, what a search field asks), where only truth matters: one lookup of the union of their
+    /// candidates, then the exact tests. Each exact test implies its own candidates, so the union loses no row.
+    /// Nil when any operand cannot use the index, or they use different ones.
+    func textIndexedDisjunction(_ operands: [FetchPredicate.Node], in scope: Scope) throws(FetchPredicateError) -> SQLFragment? {
+        guard scope.isPositive, operands.count > 1, let alias = scope.alias else { return nil }
+        var table: String?
+        var queries: [String] = []
+        var exact: [SQLFragment] = []
+        for operand in operands {
+            guard case .comparison(let comparison) = operand, let plan = textIndexPlan(comparison, in: scope),
+                table == nil || table == plan.table
+            else { return nil }
+            table = plan.table
+            queries.append("(" + plan.query + ")")
+            exact.append(try compile(comparison, in: scope, usingTextIndex: false))
+        }
+        guard let table else { return nil }
+        return "(" + Self.candidates(table, query: queries.joined(separator: " OR "), alias: alias) + " AND "
+            + SQLFragment.group(exact, separator: " OR ") + ")"
+    }
+
+    /// `alias.Z_PK IN (…)`: the rows the FTS5 `query` finds in `table`.
+    static func candidates(_ table: String, query: String, alias: String) -> SQLFragment {
+        "\(alias).Z_PK IN (SELECT rowid FROM \(table) WHERE \(table) MATCH " + SQLFragment.bind(.string(query)) + ")"
+    }
+
+    /// The text index table, the attribute's column and the FTS5 query of the candidates, when `comparison` can
+    /// use the index (see ``textIndexed(_:_:in:)``).
+    func textIndexPlan(_ comparison: FetchPredicate.Comparison, in scope: Scope)
+        -> (table: String, column: String, query: String)?
+    {
+        guard case .store(let schema) = schema, let entity = scope.entity, scope.alias != nil,
             comparison.modifier == .direct, Folding(comparison.options) == .fold,
             case .key(let path, _) = comparison.left, case .value(.string(let text)) = comparison.right,
-            let attribute = entity.attribute(named: path),
             let index = schema.textIndex(forAttribute: path, of: entity)
         else { return nil }
         let folded = StringFolding.folded(text)
@@ -29,14 +69,7 @@ extension FetchPredicate.SQLCompiler {
         }
         let searchable = runs.compactMap(TextSearchIndex.searchable)
         guard !searchable.isEmpty else { return nil }
-        let query = TextSearchIndex.matchQuery(column: index.column, substrings: searchable)
-        let candidates = "\(alias).Z_PK IN (SELECT rowid FROM \(index.table) WHERE \(index.table) MATCH "
-            + SQLFragment.bind(.string(query)) + ")"
-        if scope.isPositive { return "(" + candidates + " AND " + exact + ")" }
-        // Outside the candidates the exact test is false, or NULL for a nil value (equality is two-valued).
-        let column = "\(alias).\(attribute.columnName)"
-        let nilAnswer = comparison.operation == .equalTo ? "0" : "NULL"
-        return "(CASE WHEN " + candidates + " THEN " + exact + " WHEN \(column) IS NULL THEN \(nilAnswer) ELSE 0 END)"
+        return (index.table, index.column, TextSearchIndex.matchQuery(column: index.column, substrings: searchable))
     }
 
     /// The runs of literal characters of a `LIKE` pattern (``FetchPredicate/TextMatching/like(_:pattern:)``'s
