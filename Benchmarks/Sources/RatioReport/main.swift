@@ -84,6 +84,7 @@ MainQueue.run {
         if sections.contains("controller") { try suite.controller() }
         if sections.contains("stall") { try suite.stall() }
         if sections.contains("refetch") { try suite.refetch() }
+        if sections.contains("typing") { try suite.typing() }
         if sections.contains("memory") { try suite.memory() }
         if sections.contains("coldstart") { try suite.coldStart() }
         if sections.contains("remote") { try suite.remoteChanges() }

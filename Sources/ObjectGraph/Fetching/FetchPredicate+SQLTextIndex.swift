@@ -69,7 +69,7 @@ extension FetchPredicate.SQLCompiler {
         }
         let searchable = runs.compactMap(TextSearchIndex.searchable)
         guard !searchable.isEmpty else { return nil }
-        return (index.table, index.column, TextSearchIndex.matchQuery(column: index.column, substrings: searchable))
+        return (index.table, index.column, TextSearchIndex.matchQuery(substrings: searchable))
     }
 
     /// The runs of literal characters of a `LIKE` pattern (``FetchPredicate/TextMatching/like(_:pattern:)``'s

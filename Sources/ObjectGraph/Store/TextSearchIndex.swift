@@ -4,8 +4,10 @@ import SQLiteStorage
 /// diacritic-folded text (``StringFolding/folded(_:)``) of the table's attributes marked
 /// ``AttributeDescription/isIndexedBySpotlight``, kept by triggers.
 ///
-/// The table is contentless (`content=''`, `columnsize=0`): it holds only the trigram index, never a copy of the
-/// text, and answers only "which rows (`rowid` = `Z_PK`) contain this folded substring". Folded `CONTAINS`,
+/// The table is contentless and keeps neither positions nor columns (`content=''`, `columnsize=0`, `detail=none`):
+/// it holds only which rows (`rowid` = `Z_PK`) have which trigrams in any of their indexed attributes, never a
+/// copy of the text, so it stays small (a fifth of what positions and a copy of the text would take). It answers
+/// "which rows may contain this folded substring": those with all of its trigrams. Folded `CONTAINS`,
 /// `BEGINSWITH`, `ENDSWITH`, `LIKE` and `==` tests then run on those candidates only (see
 /// ``FetchPredicate/SQLCompiler``), so answers are the scan's exactly.
 ///
@@ -58,7 +60,7 @@ struct TextSearchIndex: Sendable, Equatable {
     /// `CREATE VIRTUAL TABLE …`, as `sqlite_master` keeps it.
     var createSQL: String {
         "CREATE VIRTUAL TABLE \(name) USING fts5(" + columns.joined(separator: ", ")
-            + ", content='', columnsize=0, tokenize='trigram case_sensitive 1')"
+            + ", content='', columnsize=0, detail=none, tokenize='trigram case_sensitive 1')"
     }
 
     /// The folded values of `row`'s (`new` or `old`) indexed columns, as an SQL list.
@@ -100,12 +102,30 @@ struct TextSearchIndex: Sendable, Equatable {
         return scalars.contains("\u{0}") ? substring.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}") : substring
     }
 
-    /// The FTS5 query that finds the rows whose `column` contains every one of `substrings` (each already
-    /// folded and at least three characters long): `ZCITY : "ber" AND ZCITY : "lin"`.
-    static func matchQuery(column: String, substrings: [String]) -> String {
-        substrings.map { column + " : \"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    /// The FTS5 query that finds the rows whose indexed text contains every trigram of every one of `substrings`
+    /// (each already folded and at least three characters long): `"ber" AND "erl" AND "rli" AND "lin"`. The index
+    /// keeps no positions and no columns (`detail=none`), so this finds a superset of the rows that contain the
+    /// substrings in the attribute asked about; the exact test that follows removes the others.
+    static func matchQuery(substrings: [String]) -> String {
+        var trigrams: [String] = []
+        var seen: Set<String> = []
+        for substring in substrings {
+            let scalars = Array(substring.unicodeScalars)
+            guard scalars.count >= 3 else { continue }
+            for start in 0...(scalars.count - 3) {
+                var trigram = String.UnicodeScalarView()
+                trigram.append(contentsOf: scalars[start..<start + 3])
+                let text = String(trigram)
+                if seen.insert(text).inserted { trigrams.append(text) }
+            }
+        }
+        // A few trigrams narrow the candidates as well as all of them; more only make the lookup slower.
+        return trigrams.prefix(maximumTrigrams).map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
             .joined(separator: " AND ")
     }
+
+    /// How many trigrams of a pattern a query looks up at most.
+    static let maximumTrigrams = 12
 
     // MARK: Keeping the file in line
 
