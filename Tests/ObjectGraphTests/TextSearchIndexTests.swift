@@ -197,6 +197,8 @@ import TestSupport
                     stack.context.reset()
                 }
             }
+            // Now and then the pending rows go into the index, so that later rounds update and delete indexed rows.
+            if random.chance(0.5) { try indexed.store?.flushTextIndexes() }
             // What the store holds, for patterns to come from.
             let stored = try plain.context.performAndWait {
                 try plain.context.fetch(FetchRequest<ManagedObject>(entityName: "Note")).flatMap { object in
@@ -287,8 +289,8 @@ import TestSupport
         let contains = try FetchPredicate(format: "title CONTAINS[cd] %@", "MÜLLER")
         do {
             let stack = try Stack(url, indexed: true)
-            #expect(try Self.indexObjects(url) == ["ZNOTE_TEXTINDEX", "ZNOTE_TEXTINDEX_DELETE", "ZNOTE_TEXTINDEX_INSERT",
-                "ZNOTE_TEXTINDEX_UPDATE"])
+            #expect(try Self.indexObjects(url) == ["ZNOTE_TEXTINDEX", "ZNOTE_TEXTINDEX_DELETE", "ZNOTE_TEXTINDEX_FLUSH",
+                "ZNOTE_TEXTINDEX_INSERT", "ZNOTE_TEXTINDEX_UPDATE"])
             #expect(try Self.whereSQL(stack, "title CONTAINS[cd] %@", "MÜLLER").contains("MATCH"))
             #expect(try stack.numbers(contains).0 == [0, 1, 2, 5])
             #expect(try stack.numbers(FetchPredicate(format: "NOT title CONTAINS[cd] %@", "MÜLLER")).0 == [3])
@@ -335,7 +337,7 @@ import TestSupport
                 try context.save()
             }
         }
-        #expect(try Self.indexObjects(url).count == 4)
+        #expect(try Self.indexObjects(url).count == 5)
         try LightweightMigrator(bundleURL: bundle).migrate(storeAt: url)
         do {
             // The migration itself left the index built over the new columns, with its triggers.
@@ -359,6 +361,44 @@ import TestSupport
             try context.save()
             #expect(try context.count(for: FetchRequest<ManagedObject>(entityName: "Note",
                 predicate: try FetchPredicate(format: "mood CONTAINS[cd] %@", "GRUSSE"))) == 1)
+        }
+    }
+
+    /// Rows written go to the pending table; past ``TextSearchIndex/pendingLimit`` of them the triggers take them
+    /// all into the index in the writing transaction. Answers stay the scan's before and after.
+    @Test func pendingRowsGoIntoTheIndexByTheThousand() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("p.sqlite")
+        let indexed = try Stack(url, indexed: true)
+        let plain = try Stack(directory.file("q.sqlite"), indexed: false)
+        func pending() throws -> Int64? {
+            let connection = try SQLiteConnection(path: url.path, mode: .readOnly)
+            defer { connection.close() }
+            guard case .integer(let count)? = try connection.scalar("SELECT count(*) FROM ZNOTE_TEXTINDEX_PENDING") else {
+                return nil
+            }
+            return count
+        }
+        let names = ["Müller", "Zoë", "Straße", "東京タワー", "Ærøskøbing"]
+        var written = 0
+        func write(_ count: Int) throws {
+            let rows = (0..<count).map { offset -> [String: AttributeValue] in
+                ["n": .integer(Int64(written + offset)), "title": .string("\(names[(written + offset) % names.count]) \(written + offset)")]
+            }
+            written += count
+            for stack in [indexed, plain] {
+                _ = try stack.context.performAndWait { try stack.context.execute(BatchInsertRequest(entityName: "Note", objects: rows)) }
+            }
+        }
+        try write(100)
+        #expect(try pending() == 100)
+        try write(TextSearchIndex.pendingLimit)
+        #expect(try #require(try pending()) < 256, "taken in when the limit was reached")
+        for (format, argument) in [("title CONTAINS[cd] %@", "MULLER 1"), ("title BEGINSWITH[cd] %@", "strasse"),
+            ("title ENDSWITH[cd] %@", "99"), ("NOT title CONTAINS[cd] %@", "zoe")]
+        {
+            let predicate = try FetchPredicate(format: format, argument)
+            #expect(try indexed.numbers(predicate) == plain.numbers(predicate), "\(format) \(argument)")
         }
     }
 }

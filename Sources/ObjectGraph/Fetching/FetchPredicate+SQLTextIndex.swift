@@ -45,9 +45,11 @@ extension FetchPredicate.SQLCompiler {
             + SQLFragment.group(exact, separator: " OR ") + ")"
     }
 
-    /// `alias.Z_PK IN (…)`: the rows the FTS5 `query` finds in `table`.
+    /// `alias.Z_PK IN (…)`: the rows the FTS5 `query` finds in `table`, and the rows pending for it (see
+    /// ``TextSearchIndex/pendingTable``).
     static func candidates(_ table: String, query: String, alias: String) -> SQLFragment {
-        "\(alias).Z_PK IN (SELECT rowid FROM \(table) WHERE \(table) MATCH " + SQLFragment.bind(.string(query)) + ")"
+        "\(alias).Z_PK IN (SELECT rowid FROM \(table) WHERE \(table) MATCH " + SQLFragment.bind(.string(query))
+            + " UNION ALL SELECT Z_PK FROM \(table)_PENDING)"
     }
 
     /// The text index table, the attribute's column and the FTS5 query of the candidates, when `comparison` can

@@ -153,6 +153,16 @@ extension SQLiteStore {
         return criterion.sqlSortKey(expression) + (criterion.ascending ? " ASC" : " DESC")
     }
 
+    /// Takes the rows pending for the text search indexes in now, in one transaction (they are otherwise taken in
+    /// ``TextSearchIndex/pendingLimit`` at a time by the triggers); tests use it to reach both states.
+    func flushTextIndexes() throws(ObjectGraphError) {
+        let indexes = Array(textIndexes.values)
+        guard !indexes.isEmpty else { return }
+        try withWriter { connection throws(ObjectGraphError) in
+            try sqlite { try connection.transaction(.immediate) { try TextSearchIndex.flush(connection, indexes) } }
+        }
+    }
+
     /// The store's tables as predicate compilation sees them.
     var predicateSchema: SQLiteStorePredicateSchema { SQLiteStorePredicateSchema(store: self) }
 }
