@@ -69,7 +69,8 @@ if arguments.first == "profile" {
 }
 
 let sections = Set(arguments.isEmpty || arguments.contains("all")
-    ? ["import", "fetch", "controller", "stall", "refetch", "memory", "coldstart", "remote", "fileimport"] : arguments)
+    ? ["import", "fetch", "controller", "stall", "refetch", "typing", "memory", "coldstart", "remote", "fileimport"]
+    : arguments)
 let millions = environment["BENCH_1M"] == "1"
 let repeats = Int(environment["REPEAT"] ?? "") ?? 3
 let count = Int(environment["N"] ?? "") ?? 100_000
