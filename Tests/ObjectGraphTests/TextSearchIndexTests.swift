@@ -249,6 +249,23 @@ import TestSupport
         // A search field's OR over indexed keys looks the union of candidates up once.
         let search = try Self.whereSQL(stack, "title CONTAINS[cd] %@ OR body CONTAINS[cd] %@", "müller", "zoë")
         #expect(search.components(separatedBy: "MATCH").count == 2, "\(search)")
+        // SQLite looks the candidates up by primary key rather than reading every row.
+        let store = try #require(stack.store)
+        let entity = try #require(stack.coordinator.managedObjectModel.entity(named: "Note"))
+        let (clause, bindings) = try store.whereClause(store.layout(of: entity),
+            FetchPredicate(format: "title CONTAINS[cd] %@ OR body CONTAINS[cd] %@", "müller", "zoë"), includesSubentities: true)
+        let plan = try store.withReader { connection throws(ObjectGraphError) in
+            try store.sqlite {
+                try connection.rows("EXPLAIN QUERY PLAN SELECT t0.Z_PK FROM ZNOTE t0" + clause + " ORDER BY t0.ZTITLE",
+                    bindings.map(\.sqliteValue)).compactMap { row -> String? in
+                    if case .text(let detail) = row[3] { return detail }
+                    return nil
+                }
+            }
+        }
+        #expect(plan.contains { $0.hasPrefix("SEARCH t0 ") && ($0.contains("rowid=?") || $0.contains("PRIMARY KEY")) },
+            "\(plan)")
+        #expect(!plan.contains { $0.hasPrefix("SCAN t0") }, "\(plan)")
         // Under NOT the scan's NULL for a nil title is kept.
         #expect(try Self.whereSQL(stack, "NOT title CONTAINS[cd] %@", "müller").contains("CASE WHEN"))
         for (format, argument) in [("title CONTAINS[cd] %@", "mü"), ("title CONTAINS[c] %@", "müller"),
