@@ -418,4 +418,69 @@ import TestSupport
             #expect(try indexed.numbers(predicate) == plain.numbers(predicate), "\(format) \(argument)")
         }
     }
+
+    /// A controller's fetch and its following of a save, and batch updates and deletes whose predicates use the
+    /// index, give what they give without it.
+    @Test func controllersAndBatchRequestsAnswerAsWithoutTheIndex() throws {
+        let directory = TemporaryDirectory()
+        let indexed = try Stack(directory.file("c.sqlite"), indexed: true)
+        let plain = try Stack(directory.file("d.sqlite"), indexed: false)
+        let titles = ["Müller", "MULLER 7", "Straße 17", "strasse", "Zoë", "ZOE 27", "東京 müller", nil, "mull"]
+        for stack in [indexed, plain] {
+            try stack.context.performAndWait {
+                for (n, title) in titles.enumerated() {
+                    let note = try stack.context.insertNewObject(forEntityName: "Note")
+                    note.setValue(.integer(Int64(n)), forKey: "n")
+                    note.setValue(title.map(AttributeValue.string) ?? .null, forKey: "title")
+                    note.setValue(.string(n % 2 == 0 ? "Zoë's note" : "other"), forKey: "body")
+                }
+                try stack.context.save()
+            }
+        }
+        func controllerNumbers(_ stack: Stack) throws -> [Int64] {
+            try stack.context.performAndWait {
+                var request = FetchRequest<ManagedObject>(entityName: "Note",
+                    predicate: try FetchPredicate(format: "title CONTAINS[cd] %@ OR body BEGINSWITH[cd] %@", "muller", "ZOE'S"),
+                    sortCriteria: [SortCriterion("n")])
+                request.fetchBatchSize = 3
+                let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: stack.context)
+                let follower = Follower()
+                controller.delegate = follower
+                try controller.performFetch()
+                // A new matching note, saved in the controller's context, joins its results.
+                let note = try stack.context.insertNewObject(forEntityName: "Note")
+                note.setValue(.integer(100), forKey: "n")
+                note.setValue(.string("Herr Müller"), forKey: "title")
+                try stack.context.save()
+                #expect(follower.changes > 0)
+                return (controller.fetchedObjects ?? []).compactMap {
+                    if case .integer(let n) = $0.value(forKey: "n") { return n }
+                    return nil
+                }
+            }
+        }
+        let viaIndex = try controllerNumbers(indexed)
+        #expect(viaIndex == [0, 1, 2, 4, 6, 8, 100])
+        #expect(viaIndex == (try controllerNumbers(plain)))
+        for stack in [indexed, plain] {
+            _ = try stack.context.performAndWait {
+                _ = try stack.context.execute(BatchUpdateRequest(entityName: "Note",
+                    predicate: try FetchPredicate(format: "title ENDSWITH[cd] %@", " 7"), propertiesToUpdate: ["body": "seven"]))
+                return try stack.context.execute(BatchDeleteRequest(entityName: "Note",
+                    predicate: try FetchPredicate(format: "title LIKE[cd] %@", "*STRASSE*")))
+            }
+        }
+        let everything = try FetchPredicate(format: "TRUEPREDICATE")
+        #expect(try indexed.numbers(everything) == plain.numbers(everything))
+        #expect(try indexed.numbers(everything).0 == [0, 1, 4, 5, 6, 7, 8, 100])
+        let seven = try FetchPredicate(format: "body ==[cd] %@", "SEVEN")
+        #expect(try indexed.numbers(seven).0 == [1])
+        #expect(try indexed.numbers(seven) == plain.numbers(seven))
+    }
+
+    /// A controller's delegate that counts the content changes it hears (a controller follows changes only with one).
+    final class Follower: FetchedResultsControllerDelegate {
+        var changes = 0
+        func controllerDidChangeContent(_ controller: AnyFetchedResultsController) { changes += 1 }
+    }
 }
