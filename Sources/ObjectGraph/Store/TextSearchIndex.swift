@@ -182,11 +182,17 @@ struct TextSearchIndex: Sendable, Equatable {
     static func available(_ connection: SQLiteConnection, expected: [TextSearchIndex]) throws(SQLiteError)
         -> [TextSearchIndex]
     {
+        guard try isSupported(connection) else { return [] }
         let (tables, triggers) = try present(connection)
         return expected.filter { index in
             tables[index.name] == index.createSQL && tables[index.pendingTable] == index.createPendingSQL
                 && index.triggers.allSatisfy { triggers[$0.name] == $0.sql }
         }
+    }
+
+    /// Whether the SQLite library has FTS5 (built in, as in the system's 3.40.1).
+    static func isSupported(_ connection: SQLiteConnection) throws(SQLiteError) -> Bool {
+        try connection.scalar("SELECT sqlite_compileoption_used('ENABLE_FTS5')") == .integer(1)
     }
 
     /// The index a table or trigger belongs to: its name up to the suffix.
@@ -211,6 +217,8 @@ struct TextSearchIndex: Sendable, Equatable {
     static func reconcile(_ connection: SQLiteConnection, expected: [TextSearchIndex]) throws(SQLiteError)
         -> [String]
     {
+        // Without FTS5 in the SQLite library there is no index: queries scan, as for attributes without one.
+        let expected = try isSupported(connection) ? expected : []
         let (tables, triggers) = try present(connection)
         let intact = Set(try available(connection, expected: expected).map(\.name))
         for trigger in triggers.keys.sorted() where !intact.contains(owner(trigger)) {
