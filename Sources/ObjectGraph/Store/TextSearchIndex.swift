@@ -6,7 +6,7 @@ import SQLiteStorage
 ///
 /// The table is contentless and keeps neither positions nor columns (`content=''`, `columnsize=0`, `detail=none`):
 /// it holds only which rows (`rowid` = `Z_PK`) have which trigrams in any of their indexed attributes, never a
-/// copy of the text, so it stays small (a fifth of what positions and a copy of the text would take). It answers
+/// copy of the text, so it stays small (a quarter of what it takes with positions and columns). It answers
 /// "which rows may contain this folded substring": those with all of its trigrams. Folded `CONTAINS`,
 /// `BEGINSWITH`, `ENDSWITH`, `LIKE` and `==` tests then run on those candidates only (see
 /// ``FetchPredicate/SQLCompiler``), so answers are the scan's exactly.
@@ -34,7 +34,8 @@ struct TextSearchIndex: Sendable, Equatable {
     /// reading) as U+FFFD; registered on every store connection by ``PredicateSQLFunctions/register(on:)``.
     static let foldFunctionName = "objectgraph_index_fold"
 
-    /// The suffix of every text index table's name; its triggers add `_INSERT`, `_UPDATE`, `_DELETE`.
+    /// The suffix of every text index table's name; its pending table adds `_PENDING`, its triggers `_INSERT`,
+    /// `_UPDATE`, `_DELETE` and `_FLUSH`.
     static let suffix = "_TEXTINDEX"
 
     /// The text indexes a store of `model` has: one per root table with an indexed stored string attribute
