@@ -483,4 +483,36 @@ import TestSupport
         var changes = 0
         func controllerDidChangeContent(_ controller: AnyFetchedResultsController) { changes += 1 }
     }
+
+    /// `#Predicate`s become the same comparisons, so they use the index too.
+    @Test func typedPredicatesUseTheIndex() throws {
+        let directory = TemporaryDirectory()
+        let indexed = try Stack(directory.file("t.sqlite"), indexed: true)
+        let plain = try Stack(directory.file("u.sqlite"), indexed: false)
+        for stack in [indexed, plain] {
+            try stack.context.performAndWait {
+                for (n, title) in ["Müller", "MULLER", "Zoë Mullerová", "mull", "Straße"].enumerated() {
+                    let note = try stack.context.insertNewObject(forEntityName: "Note")
+                    note.setValue(.integer(Int64(n)), forKey: "n")
+                    note.setValue(.string(title), forKey: "title")
+                }
+                try stack.context.save()
+            }
+        }
+        let predicate = try FetchPredicate(#Predicate<TypedNote> { $0.title?.localizedStandardContains("MÜLLER") ?? false })
+        #expect(predicate.predicateFormat.contains("CONTAINS[cd]"), "\(predicate.predicateFormat)")
+        let store = try #require(indexed.store)
+        let entity = try #require(indexed.coordinator.managedObjectModel.entity(named: "Note"))
+        #expect(try store.whereClause(store.layout(of: entity), predicate, includesSubentities: true).0.contains("MATCH"))
+        #expect(try indexed.numbers(predicate).0 == [0, 1, 2])
+        #expect(try indexed.numbers(predicate) == plain.numbers(predicate))
+    }
+}
+
+/// A typed class of the notes, for `#Predicate`s (not registered with the model; translation needs the class only).
+final class TypedNote: ManagedObject {
+    @Attribute("n") var n: Int64
+    @Attribute("title") var title: String?
+
+    override class var entityName: String { "Note" }
 }
