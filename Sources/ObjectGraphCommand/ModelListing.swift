@@ -38,6 +38,7 @@ struct ModelListing {
                     ("type", .string(attribute.attributeType.description)),
                     ("optional", .bool(attribute.isOptional)),
                     ("transient", .bool(attribute.isTransient)),
+                    ("textIndex", .bool(attribute.isIndexedBySpotlight)),
                     ("default", ValueFormatting.json(attribute.defaultValue)),
                 ])
             })),
@@ -72,6 +73,7 @@ struct ModelListing {
             for attribute in entity.ownAttributes {
                 var flags: [String] = [attribute.isOptional ? "optional" : "required"]
                 if attribute.isTransient { flags.append("transient") }
+                if attribute.isIndexedBySpotlight { flags.append("text index") }
                 if !attribute.defaultValue.isNull { flags.append("default \(ValueFormatting.json(attribute.defaultValue).rendered())") }
                 table.rows.append(["  " + attribute.name, attribute.attributeType.description, flags.joined(separator: ", ")])
             }

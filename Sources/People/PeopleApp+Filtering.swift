@@ -12,6 +12,23 @@ extension PeopleApp {
             || lastFilterDuration > .milliseconds(100)
     }
 
+    /// Whether typed filter `text` waits for a pause in typing before it fetches: on a slow list (see
+    /// ``filterIsSlow``), unless the store answers it from its text search index
+    /// (``PeopleFilter/usesTextIndex(in:)``). Then every key fetches on another thread, and a fetch still running
+    /// for the text before is cancelled, never shown.
+    func filterWaitsForPause(_ text: String) -> Bool {
+        guard filterIsSlow else { return false }
+        let model = stack.coordinator.managedObjectModel
+        guard let filter = try? PeopleFilter(text: text, keys: filterKeys) else { return true }
+        return !filter.usesTextIndex(in: model)
+    }
+
+    /// The person's stored attribute names: text starting with one of them is read as a predicate.
+    var filterKeys: Set<String> {
+        Set(stack.coordinator.managedObjectModel.entity(named: PeopleModel.entityName)?
+            .attributes.filter { !$0.isTransient }.map(\.name) ?? [])
+    }
+
     /// Applies filter text typed earlier and not yet applied, if any.
     func applyDeferredFilter() {
         guard let text = deferredFilterText else { return }
@@ -25,10 +42,8 @@ extension PeopleApp {
     func applyFilter(text: String) {
         let started = timeSource.now
         filterEditor.setText(text)
-        let keys = Set(stack.coordinator.managedObjectModel.entity(named: PeopleModel.entityName)?
-            .attributes.filter { !$0.isTransient }.map(\.name) ?? [])
         do {
-            let filter = try PeopleFilter(text: text, keys: keys)
+            let filter = try PeopleFilter(text: text, keys: filterKeys)
             if filterIsSlow {
                 // The list keeps showing (and following) its people until the new ones are read.
                 filterError = nil

@@ -26,7 +26,8 @@ public final class PeopleApp {
         /// From how many people on the list the filter waits for a pause in typing (``filterTypingPause``)
         /// before it fetches, rather than fetching at every key, and fetches on another thread, the list
         /// showing its people until the new ones are read. It does both after a filter fetch that took longer
-        /// than a tenth of a second, too. Changing the sort of such a list also fetches on another thread.
+        /// than a tenth of a second, too. Changing the sort of such a list also fetches on another thread. Words
+        /// the store's text search index answers (three characters or more) fetch at every key without waiting.
         public var filterWaitsFromPeople: Int
         /// Where the list keeps its section caches, so that a launch on an unchanged store shows a long list at
         /// once; nil for none (see
@@ -180,7 +181,7 @@ public final class PeopleApp {
         }
         isHandlingInputBatch = false
         if shouldQuit { return }
-        if deferredFilterText != nil, filterIsSlow {
+        if let text = deferredFilterText, filterWaitsForPause(text) {
             // The typed text shows at once; the list follows when typing pauses (see `tick()`).
             deferredFilterDue = timeSource.now + Options.filterTypingPause
         } else {

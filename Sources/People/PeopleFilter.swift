@@ -52,6 +52,20 @@ public struct PeopleFilter: Sendable, Hashable {
         }
     }
 
+    /// Whether the store answers this filter from its text search index: words of three characters or more
+    /// (after folding case and diacritics) looked for in keys that all have the index in `model` (the People
+    /// model declares it on the searched keys). Such a filter costs milliseconds even on a long list, so the
+    /// app fetches it at every key rather than waiting for a pause in typing.
+    public func usesTextIndex(in model: ManagedObjectModel) -> Bool {
+        guard !isPredicate, predicate != nil, let person = model.entity(named: PeopleModel.entityName) else {
+            return false
+        }
+        guard StringFolding.folded(text.trimmingCharacters(in: .whitespaces)).unicodeScalars.count >= 3 else {
+            return false
+        }
+        return Self.searchedKeys.allSatisfy { person.attribute(named: $0)?.isIndexedBySpotlight == true }
+    }
+
     private static let upperCaseKeywords: Set<Substring> = [
         "AND", "OR", "NOT", "IN", "BETWEEN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES",
         "TRUEPREDICATE", "FALSEPREDICATE",

@@ -23,6 +23,19 @@ struct ModelCommandTests {
         return try #require(properties.first { $0["name"] as? String == name }, "no \(kind) \(name)")
     }
 
+    @Test("attributes with the text search index (Xcode's Index in Spotlight) say so, in JSON and text")
+    func textIndex() throws {
+        let output = try ObjectGraphTool.succeed(["model", ModelFixtures.people.path, "--json"])
+        let listing = try #require(try jsonObject(output) as? [String: Any])
+        let person = try entity("Person", in: listing)
+        let indexed = (person["attributes"] as? [[String: Any]])?.filter { $0["textIndex"] as? Bool == true }
+            .compactMap { $0["name"] as? String }
+        #expect(indexed == ["city", "email", "firstName", "lastName"])
+        let text = try ObjectGraphTool.succeed(["model", ModelFixtures.people.path])
+        #expect(text.split(separator: "\n").contains { $0.contains("lastName") && $0.contains("text index") })
+        #expect(!text.split(separator: "\n").contains { $0.contains("nickname") && $0.contains("text index") })
+    }
+
     @Test("the JSON lists entities in model order with parent, abstract and only their own properties")
     func entities() throws {
         let listing = try listing()

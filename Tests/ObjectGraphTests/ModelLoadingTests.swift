@@ -300,6 +300,22 @@ final class LoadedTeamMO: ManagedObject {}
         #expect(model.entity(named: "Place")?.attributes.map(\.name) == ["name"])
     }
 
+    /// Xcode's "Index in Spotlight" is the text search index; it leaves the version hash alone (no migration).
+    @Test func spotlightIndexingEnabledDeclaresTheTextSearchIndex() throws {
+        let xml = """
+            <entity name="Place">
+                <attribute name="name" attributeType="String" spotlightIndexingEnabled="YES"/>
+                <attribute name="note" optional="YES" attributeType="String" spotlightIndexingEnabled="NO"/>
+                <attribute name="code" optional="YES" attributeType="String"/>
+            </entity>
+            """
+        let model = try loadModel(modelXML(xml))
+        #expect(model.entity(named: "Place")?.attributes.map(\.isIndexedBySpotlight) == [true, false, false])
+        let plain = try loadModel(modelXML(xml.replacingOccurrences(of: "spotlightIndexingEnabled=\"YES\"", with: "")))
+        #expect(plain.entity(named: "Place")?.attributes.map(\.isIndexedBySpotlight) == [false, false, false])
+        #expect(model.entityVersionHashes == plain.entityVersionHashes)
+    }
+
     @Test func inheritedPropertiesComeFirst() throws {
         let model = try loadModel(modelXML("""
             <entity name="Animal" isAbstract="YES"><attribute name="name" attributeType="String"/></entity>

@@ -132,6 +132,39 @@ import TerminalTableView
         #expect(peopleCount(in: fixture.lines[0]) == everyone)
     }
 
+    /// Words the text search index answers (three characters or more) fetch at every key even on a long list:
+    /// no pause in typing; shorter words still wait for one. The cursor stays on its person when it still matches.
+    @Test func indexedWordsFetchAtEveryKey() async throws {
+        let fixture = try AppFixture(options: PeopleApp.Options(filterWaitsFromPeople: 0))
+        await Self.waitForTheList(fixture)
+        // A person with a plain last name of five letters or more, under the cursor.
+        let list = fixture.app.list
+        let candidates = try #require(list.resultsController.sections?.first?.objects.compactMap { $0 as? Person })
+        let person = try #require(candidates.first { $0.lastName.count >= 5 && $0.lastName.allSatisfy(\.isASCII) })
+        let indexPath = try #require(list.resultsController.indexPath(forObject: person))
+        list.tableView.selectRow(at: indexPath, scrollPosition: .middle)
+        #expect(list.selectedPerson === person)
+        let lastName = person.lastName
+        let word = String(lastName.prefix(3))
+        fixture.type("/")
+        let before = fixture.app.list.refetchCount
+        fixture.type(String(word.prefix(2)))
+        #expect(fixture.app.list.refetchCount == before, "two characters wait for a pause")
+        fixture.type(String(word.suffix(1)))
+        #expect(fixture.app.list.refetchCount == before + 1, "the third fetches at once")
+        await Self.waitForTheList(fixture)
+        let search = try PeopleFilter(text: word).predicate
+        #expect(peopleCount(in: fixture.lines[0]) == (try await fixture.storedCount(search)))
+        #expect(fixture.app.list.selectedPerson === person)
+        // The word is in the person's last name: typing more of it keeps them, every key fetching.
+        fixture.type(String(lastName.dropFirst(3).prefix(2)))
+        #expect(fixture.app.list.refetchCount == before + 2)
+        await Self.waitForTheList(fixture)
+        #expect(fixture.app.list.selectedPerson === person)
+        #expect(peopleCount(in: fixture.lines[0]) == (try await fixture.storedCount(
+            PeopleFilter(text: String(lastName.prefix(5))).predicate)))
+    }
+
     /// Keys pressed while a long list is still being read at start-up (it shows no one yet) must not fetch on the
     /// main queue: a sort or a filter then is read on another thread too.
     @Test func keysWhileTheListLoadsDoNotFetchOnTheMainQueue() async throws {

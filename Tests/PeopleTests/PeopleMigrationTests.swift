@@ -50,6 +50,12 @@ import Testing
             #expect(people.map(\.fullName) == ["Ada Lovelace", "Tim Small"])
             #expect(people.map(\.phoneNumber) == ["555-0100", nil])
             #expect(people.allSatisfy { $0.birthday == nil && $0.entity.name == "Person" })
+            // People 2 indexes names, email and city for search: built by the migration, used by [cd] filters.
+            #expect(stack.coordinator.managedObjectModel.entity(named: "Person")?.attributes
+                .filter(\.isIndexedBySpotlight).map(\.name).sorted() == ["city", "email", "firstName", "lastName"])
+            var search = PeopleModel.listRequest()
+            search.predicate = try FetchPredicate(format: "lastName CONTAINS[cd] %@", "ÓVEL")
+            #expect(try context.fetch(search).map(\.fullName) == ["Ada Lovelace"])
 
             let report = try PeopleMigration.splitPeopleByAge(in: context)
             #expect(report == PeopleMigration.SplitReport(adults: 1, children: 1))

@@ -70,7 +70,8 @@ if arguments.first == "profile" {
 }
 
 let sections = Set(arguments.isEmpty || arguments.contains("all")
-    ? ["import", "fetch", "controller", "stall", "refetch", "memory", "coldstart", "remote", "fileimport"] : arguments)
+    ? ["import", "fetch", "controller", "stall", "refetch", "typing", "memory", "coldstart", "remote", "fileimport"]
+    : arguments)
 let millions = environment["BENCH_1M"] == "1"
 let repeats = Int(environment["REPEAT"] ?? "") ?? 3
 let count = Int(environment["N"] ?? "") ?? 100_000
@@ -85,6 +86,7 @@ MainQueue.run {
         if sections.contains("controller") { try suite.controller() }
         if sections.contains("stall") { try suite.stall() }
         if sections.contains("refetch") { try suite.refetch() }
+        if sections.contains("typing") { try suite.typing() }
         if sections.contains("memory") { try suite.memory() }
         if sections.contains("coldstart") { try suite.coldStart() }
         if sections.contains("remote") { try suite.remoteChanges() }

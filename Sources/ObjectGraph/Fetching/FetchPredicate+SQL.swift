@@ -41,7 +41,8 @@ extension FetchPredicate {
         for entity: EntityDescription, schema: any PredicateSQLSchema, alias: String
     ) throws(FetchPredicateError) -> SQLFragment {
         try validate(for: entity, in: schema.model)
-        return try SQLCompiler(schema: .store(schema)).compile(node, in: .init(entity: entity, alias: alias))
+        return try SQLCompiler(schema: .store(schema)).compile(
+            node, in: .init(entity: entity, alias: alias, isPositive: true))
     }
 
     /// The SQL that reads `keyPath` (attributes through to-one relationships) for a row of `entity` aliased
@@ -149,6 +150,10 @@ extension FetchPredicate {
         struct Scope {
             let entity: EntityDescription?
             let alias: String?
+            /// Whether only "true or not true" of the expression matters here: the top of a `WHERE` clause and
+            /// what `AND` and `OR` lead to from there (never under `NOT`, and never in a subquery). A text index
+            /// test may then answer false where the scan answers NULL, in a form SQLite can look rows up with.
+            var isPositive = false
         }
 
         let schema: Schema
@@ -172,7 +177,8 @@ extension FetchPredicate {
             case .comparison(let comparison):
                 return try compile(comparison, in: scope)
             case .not(let operand):
-                return "(NOT " + (try compile(operand, in: scope)) + ")"
+                let negated = Scope(entity: scope.entity, alias: scope.alias)
+                return "(NOT " + (try compile(operand, in: negated)) + ")"
             case .and(let operands):
                 if operands.isEmpty { return SQLFragment("1") }
                 var parts: [SQLFragment] = []
@@ -180,13 +186,17 @@ extension FetchPredicate {
                 return SQLFragment.group(parts, separator: " AND ")
             case .or(let operands):
                 if operands.isEmpty { return SQLFragment("0") }
+                if let indexed = try textIndexedDisjunction(operands, in: scope) { return indexed }
                 var parts: [SQLFragment] = []
                 for operand in operands { parts.append(try compile(operand, in: scope)) }
                 return SQLFragment.group(parts, separator: " OR ")
             }
         }
 
-        func compile(_ comparison: Comparison, in scope: Scope) throws(FetchPredicateError) -> SQLFragment {
+        /// A comparison; through the text search index where it can use one, unless `usingTextIndex` is false.
+        func compile(_ comparison: Comparison, in scope: Scope, usingTextIndex: Bool = true)
+            throws(FetchPredicateError) -> SQLFragment
+        {
             try checkOperands(comparison)
             if let problem = comparison.validationProblem() {
                 let location = comparison.left.firstLocation ?? comparison.right.firstLocation
@@ -219,8 +229,9 @@ extension FetchPredicate {
                     try compareSides(operation == .in ? .equalTo : operation, left, .single(element), options)
                 }
             }
-            return try compareSides(
+            let exact = try compareSides(
                 operation, side(comparison.left, in: scope), side(comparison.right, in: scope), options)
+            return usingTextIndex ? textIndexed(comparison, exact, in: scope) ?? exact : exact
         }
 
         /// Refuses unsubstituted variables and, for a flat table, unknown keys, left to right, so that the

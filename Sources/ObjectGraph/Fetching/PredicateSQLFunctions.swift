@@ -13,6 +13,7 @@ import SQLiteStorage
 /// | function | arguments | result |
 /// | --- | --- | --- |
 /// | `objectgraph_fold` | value | ``StringFolding/folded(_:)`` of a string; other values unchanged |
+/// | `objectgraph_index_fold` | value | `objectgraph_fold`, U+0000 as U+FFFD (``TextSearchIndex``) |
 /// | `objectgraph_lower` | value | ``StringFolding/lowercased(_:)`` of a string; other values unchanged |
 /// | `objectgraph_unaccent` | value | the string without diacritics (case kept); other values unchanged |
 /// | `objectgraph_affix` | text, folded needle, mode | 1 or 0: folded `BEGINSWITH`/`CONTAINS`/`ENDSWITH` |
@@ -49,6 +50,8 @@ public enum PredicateSQLFunctions {
     /// - Throws: the ``SQLiteError`` of a failed registration.
     public static func register(on connection: SQLiteConnection) throws(SQLiteError) {
         try registerFolding(StringFolding.foldFunctionName, on: connection, asciiLowercases: true, StringFolding.folded)
+        try registerFolding(TextSearchIndex.foldFunctionName, on: connection, asciiLowercases: true, nulAsReplacement: true,
+            StringFolding.folded)
         try registerFolding(StringFolding.lowercaseFunctionName, on: connection, asciiLowercases: true,
             StringFolding.lowercased)
         try registerFolding(unaccentFunctionName, on: connection, asciiLowercases: false,
@@ -122,13 +125,18 @@ public enum PredicateSQLFunctions {
     /// Registers `fold` on the text's UTF-8 bytes. ASCII text (the common case) has no diacritics, so `fold`
     /// of it is the text itself or, when `asciiLowercases`, its ASCII lower-casing: done in a stack buffer
     /// without making a Swift string. Only other text goes through `fold`.
+    ///
+    /// With `nulAsReplacement`, U+0000 comes out as U+FFFD (the text search index's form, ``TextSearchIndex``).
     private static func registerFolding(
-        _ name: String, on connection: SQLiteConnection, asciiLowercases: Bool,
+        _ name: String, on connection: SQLiteConnection, asciiLowercases: Bool, nulAsReplacement: Bool = false,
         _ fold: @escaping @Sendable (String) -> String
     ) throws(SQLiteError) {
         try connection.registerTextFunction(name: name, deterministic: true) { bytes, emit in
-            guard StringFolding.isASCII(bytes) else {
+            guard StringFolding.isASCII(bytes), !(nulAsReplacement && bytes.contains(0)) else {
                 var folded = fold(String(decoding: bytes, as: UTF8.self))
+                if nulAsReplacement && folded.utf8.contains(0) {
+                    folded = folded.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}")
+                }
                 folded.withUTF8 { emit($0) }
                 return
             }

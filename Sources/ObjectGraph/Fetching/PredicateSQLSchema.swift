@@ -15,6 +15,9 @@ protocol PredicateSQLSchema {
     func column(forAttribute name: String, of entity: EntityDescription) -> String?
     /// How the stored relationship `name` of `entity` is kept.
     func link(forRelationship name: String, of entity: EntityDescription) -> PredicateSQLLink?
+    /// The text search index that holds the folded text of the stored attribute `name` of `entity`: its FTS5
+    /// table and column; nil when the store has none for it (see ``TextSearchIndex``).
+    func textIndex(forAttribute name: String, of entity: EntityDescription) -> (table: String, column: String)?
 }
 
 /// How one relationship is stored.

@@ -66,11 +66,19 @@ public struct LightweightMigrator: Sendable {
                 // Read again under the write lock: another process may have migrated the store meanwhile.
                 let (plan, mappings, metadata) = try steps(connection, path: url.path)
                 guard let last = mappings.last else { return plan }
+                // Text search indexes go first (their triggers would follow renamed tables) and are built
+                // again from the migrated rows, in this transaction; another framework's store gets none.
+                try TextSearchIndex.dropAll(connection)
                 for mapping in mappings {
                     var executor = MigrationExecutor(mapping: mapping, connection: connection)
                     try executor.run()
                 }
                 try reconcileIndexes(connection, model: last.destination, plan: plan)
+                if metadata.writer == .objectGraph {
+                    let destination = last.destination
+                    try TextSearchIndex.reconcile(connection, expected: TextSearchIndex.expected(
+                        model: destination, layouts: TableLayout.layouts(for: destination)))
+                }
                 var updated = metadata
                 updated.entityVersionHashes = destination.entityVersionHashes
                 updated.versionIdentifiers = destination.versionIdentifiers.sorted()
@@ -115,7 +123,11 @@ public struct LightweightMigrator: Sendable {
         do {
             let connection = try SQLiteConnection(path: url.path, mode: readOnly ? .readOnly : .readWrite)
             connection.setBusyTimeout(milliseconds: 10_000)
-            if !readOnly { try connection.execute("PRAGMA synchronous = FULL") }
+            if !readOnly {
+                try connection.execute("PRAGMA synchronous = FULL")
+                // The text search indexes' triggers fold text with the store's own function.
+                try PredicateSQLFunctions.register(on: connection)
+            }
             return connection
         } catch {
             throw error.code == SQLiteError.notADatabase

@@ -42,17 +42,25 @@ public struct AttributeDescription: Sendable, Hashable, CustomStringConvertible 
     /// in a store Core Data wrote its own triggers keep the column, in ObjectGraph's stores ours do (see the
     /// README's *Derived attributes*); saves never write the column themselves.
     public var derivationExpression: String? = nil
+    /// Whether the store keeps a text search index of this attribute: Core Data's `isIndexedBySpotlight`, Xcode's
+    /// "Index in Spotlight" (the model file's `spotlightIndexingEnabled="YES"`). There is no Spotlight on Linux; the
+    /// SQLite store keeps instead a trigram index (FTS5) of the attribute's case- and diacritic-folded text, which
+    /// answers `CONTAINS[cd]`, `BEGINSWITH[cd]`, `ENDSWITH[cd]`, `LIKE[cd]` and `==[cd]` with a pattern of three or
+    /// more characters without reading every row. Only string attributes that are stored are indexed. Not part of
+    /// the version hash: adding or removing the index needs no migration (the store builds or drops it on open).
+    public var isIndexedBySpotlight = false
     /// Whether the attribute is derived (``derivationExpression``).
     public var isDerived: Bool { derivationExpression != nil }
 
-    /// Creates an attribute; by default optional, persistent, nil for new objects, and unconstrained.
+    /// Creates an attribute; by default optional, persistent, nil for new objects, unconstrained and without a text
+    /// search index.
     public init(
         name: String, type: AttributeType, isOptional: Bool = true, isTransient: Bool = false,
         defaultValue: AttributeValue = .null, usesScalarValueType: Bool = false, minimum: AttributeValue? = nil,
         maximum: AttributeValue? = nil, regularExpression: String? = nil,
         allowsExternalBinaryDataStorage: Bool = false, renamingIdentifier: String? = nil,
         versionHashModifier: String? = nil, valueTransformerName: String? = nil, customClassName: String? = nil,
-        userInfo: [String: String] = [:]
+        userInfo: [String: String] = [:], isIndexedBySpotlight: Bool = false
     ) {
         self.name = name
         self.attributeType = type
@@ -69,6 +77,7 @@ public struct AttributeDescription: Sendable, Hashable, CustomStringConvertible 
         self.valueTransformerName = valueTransformerName
         self.customClassName = customClassName
         self.userInfo = userInfo
+        self.isIndexedBySpotlight = isIndexedBySpotlight
     }
 
     /// The SQLite column Core Data names for this attribute: `Z` plus the upper-cased name.

@@ -5,13 +5,14 @@ extension ModelContentsDecoder {
     /// `transient`, `indexed`, `defaultValueString` (and `defaultDateTimeInterval` for dates),
     /// `usesScalarValueType`, `minValueString`/`maxValueString` (value bounds for numbers, length bounds for
     /// strings and data), `minDateTimeInterval`/`maxDateTimeInterval`, `regularExpressionString`,
-    /// `allowsExternalBinaryDataStorage`, `renamingIdentifier`/`elementID`, `versionHashModifier`,
+    /// `allowsExternalBinaryDataStorage`, `spotlightIndexingEnabled` (the text search index,
+    /// ``AttributeDescription/isIndexedBySpotlight``), `renamingIdentifier`/`elementID`, `versionHashModifier`,
     /// `valueTransformerName`, `customClassName` and a `<userInfo>` child. Absent Booleans are NO, as in
     /// Xcode's files.
     ///
     /// Derived attributes (`derived="YES"` with a `derivationExpression`) are stored attributes with their
-    /// derivation (Core Data keeps them in a column of their own; SQLite stores compute them at save time). Other Xcode-only flags (`spotlightIndexingEnabled`,
-    /// `storedInTruthFile`, `allowsCloudEncryption`, `syncable`) are ignored.
+    /// derivation (Core Data keeps them in a column of their own; SQLite stores compute them at save time). Other
+    /// Xcode-only flags (`storedInTruthFile`, `allowsCloudEncryption`, `syncable`) are ignored.
     mutating func attribute(_ element: ModelElementReader) throws(ModelLoadError)
         -> (attribute: AttributeDescription, indexed: Bool)
     {
@@ -52,6 +53,7 @@ extension ModelContentsDecoder {
             customClassName: reader.nonEmpty("customClassName"),
             userInfo: try propertyUserInfo(reader))
         attribute.preservesValueInHistoryOnDeletion = try reader.flag("preserveAfterDeletion")
+        attribute.isIndexedBySpotlight = try reader.flag("spotlightIndexingEnabled")
         if isDerived { attribute.derivationExpression = reader.string("derivationExpression") ?? "" }
         return (attribute, try reader.flag("indexed"))
     }

@@ -20,8 +20,8 @@ extension AnyFetchedResultsController {
     /// such call for its controller: its asynchronous fetch request fills a context, not a controller.
     ///
     /// A later ``performFetch()`` or `performFetchInBackground(completion:)` cancels a background fetch still
-    /// running; its completion then receives ``ObjectGraphError/fetchCancelled``, and so does one whose
-    /// context was reset meanwhile. Every completion is called exactly once, on the context's queue, after
+    /// running (in the SQLite store its query stops at once); its completion then receives
+    /// ``ObjectGraphError/fetchCancelled``, and so does one whose context was reset meanwhile. Every completion is called exactly once, on the context's queue, after
     /// this call returns.
     ///
     /// - Parameter completion: the outcome: success, or the error ``performFetch()`` would throw (the results

@@ -57,3 +57,9 @@ final class FetchTicket: Sendable {
 
     func cancel() { cancelled.withLock { $0 = true } }
 }
+
+/// The ticket of the background fetch running on this thread, if any: the SQLite store stops the fetch's query
+/// when it is cancelled (``SQLiteConnection/interruptible(every:stopWhen:_:)``), rather than reading to its end.
+enum FetchCancellation {
+    @TaskLocal static var ticket: FetchTicket?
+}

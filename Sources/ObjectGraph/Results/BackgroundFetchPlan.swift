@@ -105,18 +105,25 @@ struct BackgroundFetchPlan: Sendable {
         var rowsRead = 0
         let criteria = request.sortCriteria
         let (naming, ordering, leftOut) = (sectionNaming, ordering, leftOut)
-        try source.visitKeyedRows(
-            entity: entity, predicate: request.predicate, sortCriteria: criteria, keys: keys,
-            includesSubentities: request.includesSubentities, stores: request.affectedStores, model: model)
-        { id, values throws(ObjectGraphError) in
-            rowsRead += 1
-            if rowsRead % Self.rowsPerCancellationCheck == 0, ticket.isCancelled { throw .fetchCancelled }
-            guard leftOut.isEmpty || !leftOut.contains(id) else { return }
-            if id.isTemporaryID { temporaryIDs.append(id) }
-            entries.append(ResultsEntry(row: id, values: values, criteria: criteria, naming: naming, ordering: ordering,
-                names: &names, namespaces: &namespaces))
+        // The store's query is stopped as soon as the ticket is cancelled (see `FetchCancellation`), and a failure
+        // then is the cancellation.
+        let read = FetchCancellation.$ticket.withValue(ticket) { () -> Result<Void, ObjectGraphError> in
+            Result { () throws(ObjectGraphError) in
+                try source.visitKeyedRows(
+                    entity: entity, predicate: request.predicate, sortCriteria: criteria, keys: keys,
+                    includesSubentities: request.includesSubentities, stores: request.affectedStores, model: model)
+                { id, values throws(ObjectGraphError) in
+                    rowsRead += 1
+                    if rowsRead % Self.rowsPerCancellationCheck == 0, ticket.isCancelled { throw .fetchCancelled }
+                    guard leftOut.isEmpty || !leftOut.contains(id) else { return }
+                    if id.isTemporaryID { temporaryIDs.append(id) }
+                    entries.append(ResultsEntry(row: id, values: values, criteria: criteria, naming: naming,
+                        ordering: ordering, names: &names, namespaces: &namespaces))
+                }
+            }
         }
         if ticket.isCancelled { throw .fetchCancelled }
+        try read.get()
         if !ResultsEntry.areInOrder(entries) {
             entries.sort { RowOrdering.compare($0.order, $1.order) < 0 }
         }

@@ -153,6 +153,16 @@ extension SQLiteStore {
         return criterion.sqlSortKey(expression) + (criterion.ascending ? " ASC" : " DESC")
     }
 
+    /// Takes the rows pending for the text search indexes in now, in one transaction (they are otherwise taken in
+    /// ``TextSearchIndex/pendingLimit`` at a time by the triggers); tests use it to reach both states.
+    func flushTextIndexes() throws(ObjectGraphError) {
+        let indexes = Array(textIndexes.values)
+        guard !indexes.isEmpty else { return }
+        try withWriter { connection throws(ObjectGraphError) in
+            try sqlite { try connection.transaction(.immediate) { try TextSearchIndex.flush(connection, indexes) } }
+        }
+    }
+
     /// The store's tables as predicate compilation sees them.
     var predicateSchema: SQLiteStorePredicateSchema { SQLiteStorePredicateSchema(store: self) }
 }
@@ -169,6 +179,14 @@ struct SQLiteStorePredicateSchema: PredicateSQLSchema {
 
     func column(forAttribute name: String, of entity: EntityDescription) -> String? {
         (try? store.layout(of: entity))?.column(forKey: name)
+    }
+
+    func textIndex(forAttribute name: String, of entity: EntityDescription) -> (table: String, column: String)? {
+        guard let attribute = entity.attribute(named: name), attribute.isIndexedBySpotlight,
+            let layout = try? store.layout(of: entity), let index = store.textIndexes[layout.tableName],
+            index.columns.contains(attribute.columnName)
+        else { return nil }
+        return (index.name, attribute.columnName)
     }
 
     func link(forRelationship name: String, of entity: EntityDescription) -> PredicateSQLLink? {

@@ -51,33 +51,38 @@ extension SQLiteStore {
         let (sql, bindings) = try selectSQL(selected.joined(separator: ", "), layout, predicate, sortCriteria,
             limit: limit, offset: offset, includesSubentities: includesSubentities)
         let namespaces = idNamespaces
+        // A background fetch's query stops as soon as the fetch is cancelled (a filter typed over).
+        let ticket = FetchCancellation.ticket
         try withReader { connection throws(ObjectGraphError) in
             try sqlite {
-                let statement = try Self.fetchStatement(sql, bindings, on: connection)
-                var lastNumber = layout.entityNumber
-                var lastNamespace = namespaces.namespace(entityName: entity.name)
-                var values: [AttributeValue] = []
-                values.reserveCapacity(columns.count)
-                while try statement.step() {
-                    if !singleEntity {
-                        let number = Int(statement.int64(at: 1))
-                        if number != lastNumber, let concrete = self.layout(forEntityNumber: number) {
-                            lastNumber = number
-                            lastNamespace = namespaces.namespace(entityNumber: number)
-                                ?? namespaces.namespace(entityName: concrete.entity.name)
+                let checkEvery: Int32 = ticket == nil ? 0 : 10_000
+                try connection.interruptible(every: checkEvery, stopWhen: { ticket?.isCancelled ?? false }) {
+                    let statement = try Self.fetchStatement(sql, bindings, on: connection)
+                    var lastNumber = layout.entityNumber
+                    var lastNamespace = namespaces.namespace(entityName: entity.name)
+                    var values: [AttributeValue] = []
+                    values.reserveCapacity(columns.count)
+                    while try statement.step() {
+                        if !singleEntity {
+                            let number = Int(statement.int64(at: 1))
+                            if number != lastNumber, let concrete = self.layout(forEntityNumber: number) {
+                                lastNumber = number
+                                lastNamespace = namespaces.namespace(entityNumber: number)
+                                    ?? namespaces.namespace(entityName: concrete.entity.name)
+                            }
                         }
-                    }
-                    values.removeAll(keepingCapacity: true)
-                    var position: Int32 = singleEntity ? 1 : 2
-                    for column in columns {
-                        guard let column else {
-                            values.append(.null)
-                            continue
+                        values.removeAll(keepingCapacity: true)
+                        var position: Int32 = singleEntity ? 1 : 2
+                        for column in columns {
+                            guard let column else {
+                                values.append(.null)
+                                continue
+                            }
+                            values.append(AttributeValue(sqliteValue: statement.value(at: position), type: column.type))
+                            position += 1
                         }
-                        values.append(AttributeValue(sqliteValue: statement.value(at: position), type: column.type))
-                        position += 1
+                        try visit(ManagedObjectID(namespace: lastNamespace, key: statement.int64(at: 0)), values)
                     }
-                    try visit(ManagedObjectID(namespace: lastNamespace, key: statement.int64(at: 0)), values)
                 }
             }
         }

@@ -50,6 +50,7 @@ extension SQLiteStore {
                 try connection.execute(index.sql)
             }
             try DerivedAttributeTriggers(model: model, layouts: layouts).reconcile(connection)
+            try TextSearchIndex.reconcile(connection, expected: TextSearchIndex.expected(model: model, layouts: layouts))
             try connection.prepare("INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)")
                 .run([.text(uuid), .blob([UInt8](try StoreMetadata(storeType: "SQLite", storeUUID: uuid,
                     entityVersionHashes: model.entityVersionHashes,
@@ -100,6 +101,15 @@ extension SQLiteStore {
                 let derived = DerivedAttributeTriggers(model: model, layouts: layouts)
                 if try derived.needsReconciling(connection) {
                     try connection.transaction(.immediate) { try derived.reconcile(connection) }
+                }
+                // So is the text search index: built when the model first asks for it, dropped when it no longer does.
+                let textIndexes = TextSearchIndex.expected(model: model, layouts: layouts)
+                if try TextSearchIndex.available(connection, expected: textIndexes).count != textIndexes.count
+                    || TextSearchIndex.hasOthers(connection, than: textIndexes)
+                {
+                    _ = try connection.transaction(.immediate) {
+                        try TextSearchIndex.reconcile(connection, expected: textIndexes)
+                    }
                 }
             }
             return uuid

@@ -30,6 +30,9 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
     private var layoutsByNumber: [Int: TableLayout] = [:]
     /// Join tables of many-to-many relationships, keyed by `"Entity.relationship"` of the declaring entity.
     private(set) var joinTables: [String: JoinTable] = [:]
+    /// The text search indexes the file has as the model declares them, by root table name (see
+    /// ``TextSearchIndex``); predicates on their attributes read them.
+    private(set) var textIndexes: [String: TextSearchIndex] = [:]
     private let writer: Locked<SQLiteConnection>
     /// Where values of external-storage attributes go when they are large (`.<name>_SUPPORT/_EXTERNAL_DATA`).
     let externalStorage: ExternalBinaryStorage
@@ -112,6 +115,13 @@ final class SQLiteStore: StoreBackend, @unchecked Sendable {
         joinTables = JoinTable.tables(for: self.model)
         layoutsByNumber = Dictionary(layouts.values.map { ($0.entityNumber, $0) }) { first, _ in first }
         identifier = try prepareSchema(connection)
+        do {
+            textIndexes = Dictionary(try TextSearchIndex.available(connection,
+                expected: TextSearchIndex.expected(model: self.model, layouts: layouts)).map { ($0.table, $0) }
+            ) { first, _ in first }
+        } catch {
+            throw Self.openError(error, path: path)
+        }
         idNamespaces = StoreIDNamespaces(model: self.model, storeIdentifier: identifier)
         // Files of another framework's external storage are not ours to judge.
         if !isReadOnly && !isForeignStore { removeOrphanedExternalFiles(connection) }
