@@ -24,7 +24,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// The model every store and context of this coordinator uses.
     public let managedObjectModel: ManagedObjectModel
     private let stores = Locked<[PersistentStore]>([])
-    private let commitObservers = Locked<[UInt64: @Sendable (StoreCommitEvent) -> Void]>([:])
+    private let commitObservers = ObserverList<@Sendable (StoreCommitEvent) -> Void>()
     private let nextObserverID = Atomic<UInt64>(0)
     /// Saved rows by object ID, shared by every context of this coordinator (see ``rows(for:entity:)``).
     let rowCache = Locked(RowCache())
@@ -243,14 +243,14 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// into account when handlers hear of it.
     public func addCommitObserver(_ handler: @escaping @Sendable (StoreCommitEvent) -> Void) -> ObservationToken {
         let id = nextObserverID.add(1, ordering: .relaxed).newValue
-        commitObservers.withLock { $0[id] = handler }
-        return ObservationToken { [weak self] in _ = self?.commitObservers.withLock { $0.removeValue(forKey: id) } }
+        commitObservers.add(id, handler)
+        return ObservationToken { [weak self] in self?.commitObservers.remove(id) }
     }
 
     /// Sends a committed transaction to the row cache, then to every commit observer, in registration order.
     func emit(_ event: StoreCommitEvent) {
         rowCache.withLock { $0.apply(event) }
-        let handlers = commitObservers.withLock { $0.sorted { $0.key < $1.key }.map(\.value) }
+        let handlers = commitObservers.handlers
         for handler in handlers { handler(event) }
     }
 }
