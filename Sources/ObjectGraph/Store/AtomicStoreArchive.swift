@@ -19,6 +19,7 @@ import Foundation
 /// | `primaryKeys` | the highest key used or reserved per root entity (Core Data's `Z_PRIMARYKEY.Z_MAX`) |
 /// | `entities` | per concrete entity with rows: `name`, `attributes` and `relationships` (names in model order), `rows` |
 /// | `toMany` | the lists a row's values cannot say: many-to-many members and the order of ordered relationships |
+/// | `history`, `nextTransaction` | optional: the persistent history and its next transaction number (see `AtomicStoreArchive+History.swift`) |
 ///
 /// A row is one flat array `[key, version, n, value₁ … valueₙ, m, slot₁, entity₁, key₁ …]`: its primary key, its
 /// version (`Z_OPT`), its n values (one per attribute, in the entity's order), and its m set to-one relationships
@@ -41,6 +42,10 @@ struct AtomicStoreArchive: Codable, Sendable {
     var primaryKeys: [String: Int64]
     var entities: [Entity]
     var toMany: [ToManyList]
+    /// The persistent history, when the store records it (see `AtomicStoreArchive+History.swift`).
+    var history: [HistoryTransaction]? = nil
+    /// The next history transaction number.
+    var nextTransaction: Int64? = nil
 
     /// The rows of one concrete entity, with the names their values and slots follow.
     struct Entity: Codable, Sendable {

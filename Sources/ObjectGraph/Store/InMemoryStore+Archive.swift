@@ -37,8 +37,22 @@ extension InMemoryStore {
         toMany.sort {
             ($0.entity, $0.relationship, $0.owner, $0.isOrder ? 1 : 0) < ($1.entity, $1.relationship, $1.owner, $1.isOrder ? 1 : 0)
         }
-        return AtomicStoreArchive(uuid: identifier, metadata: metadataBytes,
+        var archive = AtomicStoreArchive(uuid: identifier, metadata: metadataBytes,
             primaryKeys: state.maxPrimaryKey.filter { $0.value > 0 }, entities: entities, toMany: toMany)
+        if !state.history.isEmpty || state.nextTransaction > 1 {
+            archive.nextTransaction = state.nextTransaction
+            archive.history = state.history.map { transaction in
+                AtomicStoreArchive.HistoryTransaction(number: transaction.transactionNumber,
+                    timestamp: transaction.timestamp.timeIntervalSinceReferenceDate, author: transaction.author,
+                    contextName: transaction.contextName, processID: transaction.processID, bundleID: transaction.bundleID,
+                    changes: transaction.changes.map { change in
+                        AtomicStoreArchive.HistoryChange(object: reference(change.changedObjectID),
+                            type: change.changeType.rawValue, updated: change.updatedProperties.map { $0.sorted() },
+                            tombstone: (change.tombstone ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, .init($0.value)) })
+                    })
+            }
+        }
+        return archive
     }
 
     /// The rows of `archive`, checked against `model` (which must be the model the file was written with).
@@ -111,6 +125,31 @@ extension InMemoryStore {
             for member in list.members { members.append(try id(member, "\(list.entity).\(list.relationship)")) }
             state.joins[joinKey(entity, index, list.owner) + (list.isOrder ? "#order" : "")] = members
         }
+        var changeID: Int64 = 0
+        var previous: Int64 = 0
+        for transaction in archive.history ?? [] {
+            guard transaction.number > previous else {
+                throw damaged("its history transaction \(transaction.number) does not follow \(previous)")
+            }
+            previous = transaction.number
+            var changes: [PersistentHistoryChange] = []
+            for change in transaction.changes {
+                guard let type = PersistentHistoryChange.ChangeType(rawValue: change.type) else {
+                    throw damaged("its history transaction \(transaction.number) has a change of unknown type \(change.type)")
+                }
+                changeID += 1
+                changes.append(PersistentHistoryChange(changeID: changeID,
+                    changedObjectID: try id(change.object, "history transaction \(transaction.number)"), changeType: type,
+                    updatedProperties: change.updated.map(Set.init),
+                    tombstone: change.tombstone.isEmpty ? nil
+                        : Dictionary(change.tombstone.map { ($0.name, $0.value.value) }) { first, _ in first }))
+            }
+            state.history.append(PersistentHistoryTransaction(transactionNumber: transaction.number, storeIdentifier: identifier,
+                timestamp: Date(timeIntervalSinceReferenceDate: transaction.timestamp), author: transaction.author,
+                contextName: transaction.contextName, processID: transaction.processID, bundleID: transaction.bundleID,
+                changes: changes))
+        }
+        state.nextTransaction = max(archive.nextTransaction ?? 1, previous + 1)
         return state
     }
 

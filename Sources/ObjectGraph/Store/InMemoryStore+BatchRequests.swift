@@ -22,6 +22,8 @@ extension InMemoryStore {
                     outcome.inserted.append(idNamespaces.id(entityName: entity.name, key: key))
                 }
                 state.maxPrimaryKey[root] = key
+                outcome.transactionNumber = recordHistory(outcome.inserted.map { ($0, .insert, nil, nil) },
+                    author: label.author, contextName: label.contextName, in: &state)
                 return .success(outcome)
             }
         case .update(let entity, let predicate, let includesSubentities, let values):
@@ -35,7 +37,11 @@ extension InMemoryStore {
                         row.version += 1
                         state.rows[root]?[key] = row
                     }
-                    return .success(StoreBatchOutcome(updated: ids))
+                    var outcome = StoreBatchOutcome(updated: ids)
+                    let names = Set(values.compactMap { $0.0 < entity.attributes.count ? entity.attributes[$0.0].name : nil })
+                    outcome.transactionNumber = recordHistory(ids.map { ($0, .update, names, nil) },
+                        author: label.author, contextName: label.contextName, in: &state)
+                    return .success(outcome)
                 } catch {
                     return .failure(error)
                 }
@@ -46,8 +52,17 @@ extension InMemoryStore {
                     let ids = try matchingIDs(entity, predicate, objectIDs, includesSubentities, state)
                     let planner = BatchDeletePlanner(model: model, storeIdentifier: identifier, entityName: entity.name)
                     let plan = try planner.plan(deleting: ids, in: InMemoryBatchGraph(store: self, state: state))
+                    let tombstones = recordsHistory ? plan.deleted.map { id in
+                        model.entity(named: id.entityName).flatMap { entity in
+                            id.primaryKey.flatMap { tombstone(of: entity, key: $0, in: state) }
+                        }
+                    } : []
                     apply(plan, to: &state)
-                    return .success(StoreBatchOutcome(updated: plan.updated, deleted: plan.deleted))
+                    var outcome = StoreBatchOutcome(updated: plan.updated, deleted: plan.deleted)
+                    outcome.transactionNumber = recordHistory(
+                        plan.updated.map { ($0, .update, nil, nil) } + zip(plan.deleted, tombstones).map { ($0, .delete, nil, $1) },
+                        author: label.author, contextName: label.contextName, in: &state)
+                    return .success(outcome)
                 } catch {
                     return .failure(error)
                 }

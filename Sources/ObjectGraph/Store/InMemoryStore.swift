@@ -21,6 +21,10 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
         var maxPrimaryKey: [String: Int64] = [:]
         /// Many-to-many contents, per `"Entity.relationship#key"`, in insertion order.
         var joins: [String: [ManagedObjectID]] = [:]
+        /// The persistent history (atomic stores with history tracking), oldest first.
+        var history: [PersistentHistoryTransaction] = []
+        /// The next history transaction number (never reused, even after a purge).
+        var nextTransaction: Int64 = 1
     }
 
     static func joinKey(_ entity: EntityDescription, _ index: Int, _ key: Int64) -> String {
@@ -37,13 +41,20 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
     let state = Locked(State())
     /// The file an atomic store rewrites after every change; nil for a store that lives in memory only.
     let file: AtomicStoreFile?
+    /// Whether every transaction is recorded in ``State/history`` (an atomic store with
+    /// ``PersistentStoreOptions/persistentHistoryTracking``, or whose file already holds history).
+    let recordsHistory: Bool
 
-    init(identifier: String, model: ManagedObjectModel, isReadOnly: Bool = false, file: AtomicStoreFile? = nil) {
+    init(
+        identifier: String, model: ManagedObjectModel, isReadOnly: Bool = false, file: AtomicStoreFile? = nil,
+        recordsHistory: Bool = false
+    ) {
         self.identifier = identifier
         idNamespaces = StoreIDNamespaces(model: model, storeIdentifier: identifier)
         self.model = model
         self.isReadOnly = isReadOnly
         self.file = file
+        self.recordsHistory = recordsHistory
     }
 
     /// How errors name the store: the atomic store's file, or the in-memory store's identifier.
@@ -335,6 +346,10 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
                 if state.rows[root(insert.entity)]?[key] != nil { return .failure(.duplicateObjectID(id)) }
             }
 
+            // (Read before the rows go.)
+            let tombstones = recordsHistory ? request.deletes.map { delete in
+                delete.objectID.primaryKey.flatMap { tombstone(of: delete.entity, key: $0, in: state) }
+            } : []
             var result = StoreSaveResult()
             for insert in request.inserts {
                 let key: Int64
@@ -396,6 +411,21 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
                         state.joins[key] = other
                     }
                 }
+            }
+            if recordsHistory {
+                var changes: [(id: ManagedObjectID, type: PersistentHistoryChange.ChangeType, updated: Set<String>?,
+                    tombstone: [String: AttributeValue]?)] = []
+                for insert in request.inserts {
+                    if let id = insert.permanentID ?? result.permanentIDs[insert.temporaryID] { changes.append((id, .insert, nil, nil)) }
+                }
+                for update in request.updates {
+                    changes.append((update.objectID, .update, Self.changedNames(update.entity, update.changedProperties), nil))
+                }
+                for (delete, tombstone) in zip(request.deletes, tombstones) {
+                    changes.append((delete.objectID, .delete, nil, tombstone))
+                }
+                result.transactionNumber = recordHistory(changes, author: request.author, contextName: request.contextName,
+                    in: &state)
             }
             return .success(result)
         }

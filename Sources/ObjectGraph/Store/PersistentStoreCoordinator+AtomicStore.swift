@@ -37,7 +37,8 @@ extension PersistentStoreCoordinator {
                 modelVersionName: managedObjectModel.versionName)
             let atomicFile = AtomicStoreFile(url: file, identifier: identifier, metadata: metadata)
             try atomicFile.write(InMemoryStore.State(), metadata: metadata, model: managedObjectModel)
-            backend = InMemoryStore(identifier: identifier, model: managedObjectModel, file: atomicFile)
+            backend = InMemoryStore(identifier: identifier, model: managedObjectModel, file: atomicFile,
+                recordsHistory: options.persistentHistoryTracking)
         } else {
             if !options.isReadOnly { AtomicStoreFile.removeLeftoverTemporaries(of: file) }
             let (archive, stored) = try Self.readAtomicArchive(at: file)
@@ -55,8 +56,9 @@ extension PersistentStoreCoordinator {
                 try atomicFile.write(state, metadata: current, model: managedObjectModel)
             }
             metadata = current
+            // A file that holds history keeps recording it, as an SQLite store with history tables does.
             backend = InMemoryStore(identifier: archive.uuid, model: managedObjectModel, isReadOnly: options.isReadOnly,
-                file: atomicFile)
+                file: atomicFile, recordsHistory: options.persistentHistoryTracking || archive.history != nil)
             backend.state.withLock { swap(&$0, &state) }
         }
         return PersistentStore(type: .atomic, url: url, identifier: backend.identifier, metadata: metadata,
