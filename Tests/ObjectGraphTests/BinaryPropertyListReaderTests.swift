@@ -68,6 +68,14 @@ import TestSupport
         for cut in 0..<good.count { _ = try? BinaryPropertyListReader.read(good.prefix(cut)) }
     }
 
+    @Test func otherHeadersNeverReachFoundationsParser() throws {
+        // Foundation reads "bplist01" as binary too, and traps on a set of dictionaries in it (found by fuzzing).
+        var bytes = [UInt8](Self.patched(.array([.dictionary([("a", .integer(1))])]), from: 0xA1, to: 0xC1))
+        bytes[7] = UInt8(ascii: "1")
+        #expect(throws: KeyedArchive.Failure.self) { try KeyedArchive(data: Data(bytes)) }
+        #expect(throws: KeyedArchive.Failure.self) { try KeyedArchive(data: Data("not a list".utf8)) }
+    }
+
     @Test func sharedMembersAreReadOnce() throws {
         // Forty levels, each an array holding the level below twice: 2^40 paths, 41 objects.
         let bytes = BinaryPropertyList.encode(.array([.integer(0)]))

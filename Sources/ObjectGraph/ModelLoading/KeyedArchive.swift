@@ -80,6 +80,11 @@ struct KeyedArchive: Sendable {
             }
         } else {
             // XML (a hand-written archive): Foundation's parser, whose XML form has no sets and only string keys.
+            // Nothing else goes to it: it also takes binary lists under other headers, and traps on some.
+            let start = data.prefix(64).drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
+            guard start.starts(with: Array("<?xml".utf8)) || start.starts(with: Array("<plist".utf8))
+                || start.starts(with: Array("<!DOCTYPE".utf8))
+            else { throw Failure(message: "it is not a property list") }
             let plist: Any
             do {
                 plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
