@@ -34,9 +34,10 @@ struct MigrateCommand: ParsableCommand {
         guard FileManager.default.fileExists(atPath: storeURL.path) else {
             throw CommandFailure("cannot migrate the store \(store): no such file")
         }
-        let migrator: LightweightMigrator
+        var migrator: LightweightMigrator
         do {
             migrator = try LightweightMigrator(bundleURL: URL(fileURLWithPath: model))
+            migrator.transactionAuthor = "objectgraph"
         } catch {
             throw CommandFailure("cannot load the model \(model): \(error)")
         }

@@ -123,3 +123,26 @@ import TestSupport
         }
     }
 }
+
+extension StoreReplacementTests {
+    @Test func aMigrationOfAStoreWithHistoryIsRecordedWithItsAuthor() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("library.sqlite")
+        var options = PersistentStoreOptions()
+        options.persistentHistoryTracking = true
+        let writer = try MigrationFixtures.open(url, bundle: MigrationFixtures.library, version: "Library", options: options)
+        try MigrationFixtures.fillLibraryVersion1(MigrationFixtures.context(writer))
+        let before = try writer.fetchHistory(after: nil as HistoryToken?)
+        for store in writer.persistentStores { try writer.remove(store) }
+
+        let bundle = try ModelBundle(contentsOf: MigrationFixtures.library)
+        var migrator = LightweightMigrator(bundle: bundle, destination: try bundle.model(named: "Library 2"))
+        migrator.transactionAuthor = "tool"
+        try migrator.migrate(storeAt: url)
+        let reader = try MigrationFixtures.open(url, bundle: MigrationFixtures.library, version: "Library 2", options: options)
+        let after = try reader.fetchHistory(after: nil as HistoryToken?)
+        #expect(after.count == before.count + 1)
+        let migration = try #require(after.last)
+        #expect(migration.author == "tool" && migration.contextName == "migration" && migration.changes.isEmpty)
+    }
+}

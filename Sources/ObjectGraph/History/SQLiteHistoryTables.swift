@@ -124,4 +124,21 @@ enum SQLiteHistoryTables {
         }
         return names
     }
+
+    /// Records a transaction without object changes (a migration) with `author` and `contextName`, inside the
+    /// caller's write transaction, and returns its number.
+    static func recordTransaction(author: String?, contextName: String?, _ connection: SQLiteConnection) throws -> Int64 {
+        let authorKey = try internedString(author, connection)
+        let contextKey = try internedString(contextName, connection)
+        let process = try internedString(HistoryProcess.processID, connection)
+        let bundle = try internedString(HistoryProcess.bundleID, connection)
+        let number = try reserveKeys(transactionEntityNumber, count: 1, connection)
+        let optional: (Int64?) -> SQLiteValue = { $0.map(SQLiteValue.integer) ?? .null }
+        try connection.prepare(
+            "INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, "
+                + "ZTIMESTAMP) VALUES (?, ?, 1, ?, ?, ?, ?, ?)"
+        ).run([.integer(number), .integer(transactionEntityNumber), optional(authorKey), optional(bundle),
+            optional(contextKey), optional(process), .real(Date().timeIntervalSinceReferenceDate)])
+        return number
+    }
 }

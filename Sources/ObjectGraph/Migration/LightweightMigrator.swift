@@ -26,6 +26,10 @@ public struct LightweightMigrator: Sendable {
     public let destination: ManagedObjectModel
 
     /// A migrator to `destination` through the versions of `bundle`.
+    /// The author recorded with the migration's history transaction, in a store that records history
+    /// (`objectgraph migrate` records `objectgraph`).
+    public var transactionAuthor: String?
+
     public init(bundle: ModelBundle, destination: ManagedObjectModel) {
         self.bundle = bundle
         self.destination = destination
@@ -69,6 +73,7 @@ public struct LightweightMigrator: Sendable {
                 // Text search indexes go first (their triggers would follow renamed tables) and are built
                 // again from the migrated rows, in this transaction; another framework's store gets none.
                 try TextSearchIndex.dropAll(connection)
+                if metadata.writer == .objectGraph { try DerivedAttributeTriggers.dropAll(connection) }
                 for mapping in mappings {
                     var executor = MigrationExecutor(mapping: mapping, connection: connection)
                     try executor.run()
@@ -85,6 +90,12 @@ public struct LightweightMigrator: Sendable {
                 updated.modelVersionName = destination.versionName
                 try connection.prepare("UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = 1")
                     .run([.blob([UInt8](try updated.propertyList()))])
+                // A store that records history records the migration as a transaction of its own (no object
+                // changes: other processes notice it by the new metadata), with the migrating program's author.
+                if try SQLiteHistoryTables.exist(connection) {
+                    _ = try SQLiteHistoryTables.recordTransaction(author: transactionAuthor, contextName: "migration",
+                        connection)
+                }
                 return plan
             }
         } catch let error as ObjectGraphError {

@@ -187,6 +187,16 @@ struct DerivedAttributeTriggers {
         }
     }
 
+    /// Drops every `Z_DA_` trigger (an ObjectGraph store about to be migrated: its tables are rebuilt; the
+    /// triggers of the new version are made, and its values computed, when the migrated store is next opened).
+    static func dropAll(_ connection: SQLiteConnection) throws(SQLiteError) {
+        for row in try connection.rows(
+            "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'Z\\_DA\\_%' ESCAPE '\\'")
+        {
+            if case .text(let name) = row[0] { try connection.execute("DROP TRIGGER \(SQLiteConnection.quoteIdentifier(name))") }
+        }
+    }
+
     /// Whether the store's `Z_DA_` triggers differ from the model's (read without a write lock).
     func needsReconciling(_ connection: SQLiteConnection) throws(SQLiteError) -> Bool {
         try existing(connection) != expected().triggers
