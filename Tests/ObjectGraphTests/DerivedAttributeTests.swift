@@ -122,3 +122,50 @@ import TestSupport
         #expect(Derivation("lowercase:(") == nil)
     }
 }
+
+extension DerivedAttributeTests {
+    @Test func aMigratedStoreKeepsComputingItsDerivedAttributes() throws {
+        let directory = TemporaryDirectory()
+        let entities = { (extra: String) in
+            """
+            <entity name="Book" representedClassName="Book">
+                <attribute name="title" optional="YES" attributeType="String"/>
+                \(extra)
+                <attribute name="pagesCount" optional="YES" attributeType="Integer 64" derived="YES" derivationExpression="pages.@count"/>
+                <relationship name="pages" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Page" inverseName="book" inverseEntity="Page"/>
+            </entity>
+            <entity name="Page" representedClassName="Page">
+                <attribute name="words" optional="YES" attributeType="Integer 64" defaultValueString="0"/>
+                <relationship name="book" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Book" inverseName="pages" inverseEntity="Book"/>
+            </entity>
+            """
+        }
+        let bundle = try MigrationFixtures.bundle([entities(""),
+            entities(#"<attribute name="subtitle" optional="YES" attributeType="String"/>"#)], in: directory, name: "Derived")
+        let url = directory.file("derived.sqlite")
+        do {
+            let coordinator = try MigrationFixtures.open(url, bundle: bundle, version: "Derived")
+            let context = MigrationFixtures.context(coordinator)
+            try context.performAndWait {
+                let book = try context.insertNewObject(forEntityName: "Book")
+                book["title"] = "A"
+                for _ in 0..<2 {
+                    let page = try context.insertNewObject(forEntityName: "Page")
+                    page.setRelatedObject(book, forKey: "book")
+                }
+                try context.save()
+            }
+        }
+        // Opening with version 2 migrates the store (its tables rebuilt), then keeps counting.
+        let coordinator = try MigrationFixtures.open(url, bundle: bundle)
+        #expect(try MigrationFixtures.rows(url, "SELECT ZPAGESCOUNT FROM ZBOOK") == [[.integer(2)]])
+        let context = MigrationFixtures.context(coordinator)
+        try context.performAndWait {
+            let book = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Book")).first)
+            let page = try context.insertNewObject(forEntityName: "Page")
+            page.setRelatedObject(book, forKey: "book")
+            try context.save()
+        }
+        #expect(try MigrationFixtures.rows(url, "SELECT ZPAGESCOUNT FROM ZBOOK") == [[.integer(3)]])
+    }
+}
