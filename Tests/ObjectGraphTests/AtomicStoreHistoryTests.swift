@@ -71,31 +71,16 @@ import TestSupport
         let url = directory.file("plain.store")
         do {
             let coordinator = try Self.coordinator(url, history: false)
-            let context = PersistentHistoryTests.context(coordinator)
-            try context.performAndWait {
-                let person = try context.insertNewObject(forEntityName: "Person")
-                person["lastName"] = "A"
-                try context.save()
-            }
+            try StoreReplacementTests.insert(["A"], into: coordinator)
             #expect(try coordinator.fetchHistory(after: nil as HistoryToken?).isEmpty)
             #expect(try coordinator.currentPersistentHistoryToken() == nil)
         }
         let coordinator = try Self.coordinator(url, history: true)
-        let context = PersistentHistoryTests.context(coordinator)
-        try context.performAndWait {
-            let person = try context.insertNewObject(forEntityName: "Person")
-            person["lastName"] = "B"
-            try context.save()
-        }
+        try StoreReplacementTests.insert(["B"], into: coordinator)
         #expect(try coordinator.fetchHistory(after: nil as HistoryToken?).map(\.transactionNumber) == [1])
         // The file now holds history, so it keeps recording even without the option.
         let again = try Self.coordinator(url, history: false)
-        let context2 = PersistentHistoryTests.context(again)
-        try context2.performAndWait {
-            let person = try context2.insertNewObject(forEntityName: "Person")
-            person["lastName"] = "C"
-            try context2.save()
-        }
+        try StoreReplacementTests.insert(["C"], into: again)
         #expect(try again.fetchHistory(after: nil as HistoryToken?).map(\.transactionNumber) == [1, 2])
     }
 }
