@@ -125,8 +125,8 @@ enum SQLiteHistoryTables {
         return names
     }
 
-    /// Records a transaction without object changes (a migration) with `author` and `contextName`, inside the
-    /// caller's write transaction, and returns its number.
+    /// Records a transaction's `ATRANSACTION` row with `author` and `contextName` (and this process), inside the
+    /// caller's write transaction, and returns its number: a save's (its changes follow) or a migration's (none).
     static func recordTransaction(author: String?, contextName: String?, _ connection: SQLiteConnection) throws -> Int64 {
         let authorKey = try internedString(author, connection)
         let contextKey = try internedString(contextName, connection)
@@ -134,7 +134,7 @@ enum SQLiteHistoryTables {
         let bundle = try internedString(HistoryProcess.bundleID, connection)
         let number = try reserveKeys(transactionEntityNumber, count: 1, connection)
         let optional: (Int64?) -> SQLiteValue = { $0.map(SQLiteValue.integer) ?? .null }
-        try connection.prepare(
+        try connection.cachedStatement(
             "INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, "
                 + "ZTIMESTAMP) VALUES (?, ?, 1, ?, ?, ?, ?, ?)"
         ).run([.integer(number), .integer(transactionEntityNumber), optional(authorKey), optional(bundle),

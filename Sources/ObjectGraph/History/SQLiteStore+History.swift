@@ -53,18 +53,8 @@ extension SQLiteStore {
     ///
     /// - Returns: the transaction number.
     func writeHistory(_ record: HistoryRecord, _ connection: SQLiteConnection) throws -> Int64 {
-        let author = try SQLiteHistoryTables.internedString(record.author, connection)
-        let contextName = try SQLiteHistoryTables.internedString(record.contextName, connection)
-        let process = try SQLiteHistoryTables.internedString(HistoryProcess.processID, connection)
-        let bundle = try SQLiteHistoryTables.internedString(HistoryProcess.bundleID, connection)
-        let number = try SQLiteHistoryTables.reserveKeys(SQLiteHistoryTables.transactionEntityNumber, count: 1, connection)
-        let optional: (Int64?) -> SQLiteValue = { $0.map(SQLiteValue.integer) ?? .null }
-        try connection.cachedStatement(
-            "INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, "
-                + "ZTIMESTAMP) VALUES (?, ?, 1, ?, ?, ?, ?, ?)"
-        ).run([.integer(number), .integer(SQLiteHistoryTables.transactionEntityNumber), optional(author),
-            optional(bundle), optional(contextName), optional(process),
-            .real(Date().timeIntervalSinceReferenceDate)])
+        let number = try SQLiteHistoryTables.recordTransaction(author: record.author, contextName: record.contextName,
+            connection)
         if !record.changes.isEmpty {
             var key = try SQLiteHistoryTables.reserveKeys(SQLiteHistoryTables.changeEntityNumber,
                 count: Int64(record.changes.count), connection)

@@ -190,19 +190,18 @@ struct DerivedAttributeTriggers {
     /// Drops every `Z_DA_` trigger (an ObjectGraph store about to be migrated: its tables are rebuilt; the
     /// triggers of the new version are made, and its values computed, when the migrated store is next opened).
     static func dropAll(_ connection: SQLiteConnection) throws(SQLiteError) {
-        for row in try connection.rows(
-            "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'Z\\_DA\\_%' ESCAPE '\\'")
-        {
-            if case .text(let name) = row[0] { try connection.execute("DROP TRIGGER \(SQLiteConnection.quoteIdentifier(name))") }
+        for name in try existing(connection).keys {
+            try connection.execute("DROP TRIGGER \(SQLiteConnection.quoteIdentifier(name))")
         }
     }
 
     /// Whether the store's `Z_DA_` triggers differ from the model's (read without a write lock).
     func needsReconciling(_ connection: SQLiteConnection) throws(SQLiteError) -> Bool {
-        try existing(connection) != expected().triggers
+        try Self.existing(connection) != expected().triggers
     }
 
-    private func existing(_ connection: SQLiteConnection) throws(SQLiteError) -> [String: String] {
+    /// The store's `Z_DA_` triggers: name → SQL.
+    private static func existing(_ connection: SQLiteConnection) throws(SQLiteError) -> [String: String] {
         var existing: [String: String] = [:]
         for row in try connection.rows(
             "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'Z\\_DA\\_%' ESCAPE '\\'")
@@ -216,7 +215,7 @@ struct DerivedAttributeTriggers {
     /// changed, computes every derived value again. Run in one transaction by the caller.
     func reconcile(_ connection: SQLiteConnection) throws(SQLiteError) {
         let (triggers, recompute) = expected()
-        let existing = try existing(connection)
+        let existing = try Self.existing(connection)
         var changed = false
         for (name, sql) in existing where triggers[name] != sql {
             try connection.execute("DROP TRIGGER \(SQLiteConnection.quoteIdentifier(name))")
