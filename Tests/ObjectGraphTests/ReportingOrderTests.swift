@@ -26,6 +26,6 @@ import Testing
         let expected = changes.indices.sorted {
             (rank(changes[$0].type), position(changes[$0])) < (rank(changes[$1].type), position(changes[$1]))
         }
-        #expect(AnyFetchedResultsController.reportingOrder(of: changes) == expected)
+        #expect(ResultsReport.reportingOrder(of: changes) == expected)
     }
 }

@@ -131,13 +131,7 @@ import SectionedChanges
             }
 
             // Applied with UIKit's rules to the rows before, the changes give the rows after.
-            let newSections = Set(core.runs.sections)
-            let oldSections = Set(change.oldRuns.sections)
-            let deletedSections = change.oldRuns.sections.enumerated().filter { !newSections.contains($0.element) }
-            let insertedSections = core.runs.sections.enumerated().filter { !oldSections.contains($0.element) }
-            let changeset = AnyFetchedResultsController.changeset(of: change.changes,
-                in: AnyFetchedResultsController.reportingOrder(of: change.changes),
-                deletedSections: deletedSections.map(\.offset), insertedSections: insertedSections.map(\.offset))
+            let changeset = ResultsReport(change, newRuns: core.runs).sectionedChangeset()
             #expect(throws: Never.self, "\(label)") {
                 try changeset.validate(oldRowCounts: oldRows.map(\.count), newRowCounts: newRows.map(\.count))
             }
@@ -235,9 +229,7 @@ import SectionedChanges
         let newRows = Self.rows(items)
         #expect(core.index.allEntries.map(\.placed) == newRows.flatMap { $0 }.compactMap { items[$0]?.placed })
         if let change {
-            let changeset = AnyFetchedResultsController.changeset(of: change.changes,
-                in: AnyFetchedResultsController.reportingOrder(of: change.changes), deletedSections: [],
-                insertedSections: [])
+            let changeset = ResultsReport(change, newRuns: core.runs).sectionedChangeset()
             #expect(changeset.applied(to: oldRows) { _ in nil } == newRows, "seed \(seed): \(changeset)")
             #expect(change.changes.allSatisfy { $0.type == .move || ($0.type == .update && $0.identityOnly) })
         } else {

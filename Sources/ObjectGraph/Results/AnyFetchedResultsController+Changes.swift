@@ -181,7 +181,7 @@ extension AnyFetchedResultsController {
         }
         guard reporting, let change else { return }
         cacheIsStale = true
-        report(change.changes, oldRuns: change.oldRuns, oldCount: change.oldCount)
+        report(change)
     }
 
     /// The object of a result the controller placed as `placed` (a fault when not registered), or nil when its

@@ -32,9 +32,9 @@ extension AnyFetchedResultsController {
                 newOrder: ordering.replacingID(in: order, old: placement.id, new: newID)))
         }
         guard !changed.isEmpty else { return [] }
-        let knowsResultsByID = delegate is any FetchedResultsControllerSnapshotDelegate
-            || (sectionNaming == nil && delegate is any FetchedResultsControllerDifferenceDelegate)
-        if reporting, knowsResultsByID { return objects.map(\.object) }
+        if reporting, let delegate, ResultsDelegateKind(delegate, sectioned: sectionNaming != nil).knowsResultsByID {
+            return objects.map(\.object)
+        }
 
         let left = core.adoptInPlace(changed)
         var adopted = [Bool](repeating: true, count: objects.count)

@@ -92,7 +92,7 @@ extension AnyFetchedResultsController {
         guard !changes.isEmpty else { return }
         changes = core.avoidingSamePathMoves(changes, oldRuns: oldRuns, oldCount: old.count, resolve: object(placedAs:))
         cacheIsStale = true
-        report(changes, oldRuns: oldRuns, oldCount: old.count)
+        report(ResultsChange(oldRuns: oldRuns, oldCount: old.count, changes: changes))
     }
 
     /// The changes that turn the untracked results `old` (in `oldRuns`) into the current ones: departures,

@@ -1,16 +1,13 @@
 import Foundation
 import SectionedChanges
 
-extension AnyFetchedResultsController {
-    /// A batch as one ``SectionedChangeset``: the changes at `order` (offsets into `changes`, in reporting
-    /// order) and the sections deleted (old indexes) and inserted (new indexes) — what the per-change delegate
-    /// calls say, as the value a table view applies.
-    static func changeset<Subject>(
-        of changes: [ResultsRowChange<Subject>], in order: [Int], deletedSections: [Int], insertedSections: [Int]
-    ) -> SectionedChangeset {
-        var changeset = SectionedChangeset(deletedSections: IndexSet(deletedSections),
-            insertedSections: IndexSet(insertedSections))
-        for offset in order {
+extension ResultsReport {
+    /// The batch as one ``SectionedChangeset``: exactly what the per-change delegate calls say, as the value a
+    /// table view applies (for ``FetchedResultsControllerChangesetDelegate``).
+    func sectionedChangeset() -> SectionedChangeset {
+        var changeset = SectionedChangeset(deletedSections: IndexSet(deletedSections.map(\.index)),
+            insertedSections: IndexSet(insertedSections.map(\.index)))
+        for offset in rowOrder {
             // (Fields read in place: copying a change would count a reference to its object.)
             guard let path = changes[offset].type == .insert ? changes[offset].newPath : changes[offset].oldPath
             else { continue }
