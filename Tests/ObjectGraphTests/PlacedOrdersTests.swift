@@ -10,13 +10,13 @@ import Testing
     @Test(arguments: [1, 2, 3, 4, 5])
     func matchesADictionaryOverRandomHistories(seed: UInt64) {
         var random = SeededRandom(seed: seed)
-        var table = PlacedOrders()
-        var oracle: [PlacedID: [UInt8]] = [:]
+        var table = OrderBytesByID()
+        var oracle: [ResultID: [UInt8]] = [:]
         let keyRange: Int64 = seed.isMultiple(of: 2) ? 300 : 5_000
         for step in 0..<20_000 {
             // Keys that are multiples of 64 all land in one shard.
             let key = Int64.random(in: 0..<keyRange, using: &random) * (seed == 3 ? 64 : 1)
-            let id = PlacedID(key: key, namespace: UInt32.random(in: 0..<3, using: &random))
+            let id = ResultID(key: key, namespace: UInt32.random(in: 0..<3, using: &random))
             switch Int.random(in: 0..<10, using: &random) {
             case 0..<5:
                 let order = [UInt8(truncatingIfNeeded: step), UInt8(truncatingIfNeeded: key)]

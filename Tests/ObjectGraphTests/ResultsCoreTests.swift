@@ -16,7 +16,7 @@ import SectionedChanges
         var temporary: Bool
         var idKey: Int64
 
-        var placed: PlacedID { PlacedID(key: idKey, namespace: temporary ? 1 : 0) }
+        var placed: ResultID { ResultID(key: idKey, namespace: temporary ? 1 : 0) }
         /// Section, key, then the ID — the shape of the controller's order bytes.
         var order: [UInt8] {
             var bytes: [UInt8] = [UInt8(section), key, temporary ? 1 : 0]
@@ -60,7 +60,7 @@ import SectionedChanges
         for round in 0..<40 {
             let label = "seed \(seed) round \(round)"
             let oldRows = Self.rows(items)
-            var tokenByPlaced: [PlacedID: Int] = [:]
+            var tokenByPlaced: [ResultID: Int] = [:]
             for (token, item) in items { tokenByPlaced[item.placed] = token }
             var batch = ResultsBatch<Int>()
             var mentioned: Set<Int> = []

@@ -9,14 +9,14 @@ import Testing
 
     private static func entry(key: Int64, rank: Int64) -> ResultsEntry {
         let id = ManagedObjectID(namespace: namespace, key: key)
-        return ResultsEntry(id: id, placed: PlacedID(key: key, namespace: 0), keys: [.integer(rank)], section: 0,
+        return ResultsEntry(id: id, placed: ResultID(key: key, namespace: 0), keys: [.integer(rank)], section: 0,
             ordering: ordering)
     }
 
     /// An entry keyed by text that is often a prefix of another's (so order bytes differ in length).
     private static func entry(key: Int64, text: String) -> ResultsEntry {
         let id = ManagedObjectID(namespace: namespace, key: key)
-        return ResultsEntry(id: id, placed: PlacedID(key: key, namespace: 0), keys: [.string(text)], section: 0,
+        return ResultsEntry(id: id, placed: ResultID(key: key, namespace: 0), keys: [.string(text)], section: 0,
             ordering: RowOrdering(criteria: [SortCriterion("name")], tieBreaksByStore: false))
     }
 

@@ -34,12 +34,12 @@ extension AnyFetchedResultsController {
         func later(_ result: Result<Void, ObjectGraphError>) {
             context.perform { finish.value(result) }
         }
-        guard let (plan, rules, pending) = backgroundFetchPlan() else {
+        guard let (readPlan, fetchPlan, pending) = backgroundFetchPlan() else {
             lastFetchRanInBackground = false
             later(Result { () throws(ObjectGraphError) in try performFetch() })
             return
         }
-        let fetch = BackgroundFetch(request: fetchRequest, rules: rules, completion: completion,
+        let fetch = BackgroundFetch(plan: fetchPlan, completion: completion,
             pendingAtStart: pending)
         fetch.observation = context.addObjectsDidChangeObserver { [weak self, weak fetch] change in
             guard let self, let fetch else { return }
@@ -50,14 +50,14 @@ extension AnyFetchedResultsController {
         let ticket = fetch.ticket
         let controller = QueueBound(self)
         DispatchQueue.global(qos: .userInitiated).async {
-            let outcome = Result { () throws(ObjectGraphError) in try plan.run(ticket) }
+            let outcome = Result { () throws(ObjectGraphError) in try readPlan.run(ticket) }
             context.perform { controller.value.install(outcome, ticket: ticket) }
             // The section cache is written meanwhile: a million results take most of a second to write.
             if case .success(let results) = outcome, let write = results.cacheWrite {
                 // (Results the cache turned out not to hold — a save came in meanwhile — are left to
                 // `writeCache()`.)
                 if !write.perform() { context.perform { controller.value.cacheIsStale = true } }
-                plan.hooks?.didWriteCache()
+                readPlan.hooks?.didWriteCache()
             }
         }
     }
@@ -104,7 +104,7 @@ extension AnyFetchedResultsController {
         // The results being replaced are freed on another thread: a million entries take a third of a second to
         // free, which would stall the queue as much as a synchronous fetch's reading does.
         // (Handed over once the controller no longer holds them, so that the last reference goes there.)
-        let replaced = ReplacedResults(index: indexStorage, placedOrders: placedOrdersStorage, untracked: untrackedResults)
+        let replaced = ReplacedResults(index: indexStorage, orderBytesByID: orderBytesByIDStorage, untracked: untrackedResults)
         // Results under temporary IDs, found while the old placements still hold their objects (a saved object
         // nothing else holds leaves the context once they let go), and before the context adopts the permanent
         // IDs its parent gave them meanwhile (the results then follow, as after any such change).
@@ -112,18 +112,15 @@ extension AnyFetchedResultsController {
         for id in results.temporaryIDs {
             if let object = managedObjectContext.registered(id) { newTemporaryPlacements[ObjectIdentifier(object)] = (object, id) }
         }
-        placedRequest = fetch.request
-        ordering = fetch.rules.ordering
-        trackedEntityNames = fetch.rules.trackedEntityNames
-        relatedPaths = fetch.rules.relatedPaths
-        keyPlacesByEntity = [:]
+        plan = fetch.plan
+        keyAttributePositionsByEntity = [:]
         loadedBatches = []
         untrackedResults = nil
         index = results.index
         runs = results.runs
         names = results.names
         namespaces = results.namespaces
-        placedOrdersStorage = results.placedOrders
+        orderBytesByIDStorage = results.orderBytesByID
         temporaryPlacements = newTemporaryPlacements
         DispatchQueue.global(qos: .utility).async { withExtendedLifetime(replaced) {} }
         resultsCameFromCache = false
@@ -159,7 +156,7 @@ extension AnyFetchedResultsController {
 
     /// What a background fetch reads and how it places rows, and the context's unsaved objects it leaves out of
     /// the rows, when the request allows one (see ``performFetchInBackground(completion:)``); nil otherwise.
-    private func backgroundFetchPlan() -> (BackgroundFetchPlan, PlacingRules, pending: [ManagedObject])? {
+    private func backgroundFetchPlan() -> (BackgroundFetchPlan, FetchPlan, pending: [ManagedObject])? {
         let request = fetchRequest
         let context = managedObjectContext
         guard !request.sortCriteria.isEmpty, request.fetchBatchSize > 0,
@@ -175,30 +172,30 @@ extension AnyFetchedResultsController {
             source = parentSource
         }
         let model = coordinator.managedObjectModel
-        let rules = PlacingRules(request: request, sectionNaming: sectionNaming, entity: entity, model: model,
+        let fetchPlan = FetchPlan(request: request, sectionNaming: sectionNaming, entity: entity, model: model,
             coordinator: coordinator)
-        guard keysAreStoredAttributes(model: model, among: rules.trackedEntityNames) else { return nil }
+        guard keysAreStoredAttributes(model: model, among: fetchPlan.trackedEntityNames) else { return nil }
         // A current section cache is read at once, with no query, by the fetch on the queue; the results read
         // here are written to it (a child context's only if no ancestor answered from unsaved changes).
-        let pending = Array(pendingTrackedObjects(among: rules.trackedEntityNames))
-        let readable = usableSectionCache(for: request, trackedEntityNames: rules.trackedEntityNames, model: model,
+        let pending = Array(pendingTrackedObjects(among: fetchPlan.trackedEntityNames))
+        let readable = usableSectionCache(for: request, trackedEntityNames: fetchPlan.trackedEntityNames, model: model,
             hasPendingChanges: !pending.isEmpty)
         if let readable, readable.isCurrent() { return nil }
         var ancestorReads: (@Sendable () -> Int)?
         if context.parent != nil {
             ancestorReads = { @Sendable in context.readsOfUnsavedAncestorState.load(ordering: .relaxed) }
         }
-        let plan = BackgroundFetchPlan(source: source, entity: entity, model: model, request: request,
+        let readPlan = BackgroundFetchPlan(source: source, entity: entity, model: model, request: request,
             keys: request.sortCriteria.map(\.key) + (sectionNaming?.keys ?? []), sectionNaming: sectionNaming,
-            ordering: rules.ordering, leftOut: Set(pending.map(\.objectID)), cache: readable,
+            ordering: fetchPlan.ordering, leftOut: Set(pending.map(\.objectID)), cache: readable,
             readsOfUnsavedAncestorState: ancestorReads, hooks: backgroundFetchHooks)
-        return (plan, rules, pending)
+        return (readPlan, fetchPlan, pending)
     }
 }
 
 /// Results a background fetch replaced, on their way to be freed on another thread.
 private struct ReplacedResults: Sendable {
     let index: ResultsIndex
-    let placedOrders: PlacedOrders?
-    let untracked: [PlacedID]?
+    let orderBytesByID: OrderBytesByID?
+    let untracked: [ResultID]?
 }

@@ -9,14 +9,14 @@ extension AnyFetchedResultsController {
 
     /// The object at a position, loading its batch of rows in one query when it is not loaded yet.
     func objectAtGlobalIndex(_ offset: Int) -> ManagedObject {
-        let id = namespaces.id(for: placedID(atGlobalIndex: offset))
+        let id = namespaces.id(for: resultID(atGlobalIndex: offset))
         if id.isTemporaryID, let object = temporaryPlacements.object(for: id) { return object }
-        let batchSize = placedRequest.fetchBatchSize
-        if let object = managedObjectContext.registered(id), !(batchSize > 0 && object.isFault) {
+        let loading = plan.objectLoading
+        if let object = managedObjectContext.registered(id), !(loading != .whole && object.isFault) {
             return object
         }
-        let size = batchSize > 0 ? batchSize : Self.defaultLoadingBatchSize
-        loadBatch(offset / size, size: size)
+        let size = if case .batches(let size) = loading { size } else { Self.defaultLoadingBatchSize }
+        loadBatch(offset / size, size: size, releasing: loading != .whole)
         if let object = managedObjectContext.registered(id) { return object }
         do {
             return try managedObjectContext.object(with: id)
@@ -28,12 +28,12 @@ extension AnyFetchedResultsController {
     /// Loads the rows of batch `batch` that are not loaded, one query per entity, and releases the
     /// least recently used batch beyond ``retainedBatchCount`` (objects nothing else holds and that have
     /// no changes are forgotten by the context, as Core Data's batched arrays let them go).
-    private func loadBatch(_ batch: Int, size: Int) {
+    private func loadBatch(_ batch: Int, size: Int, releasing: Bool) {
         let start = batch * size
         let range = start..<min(start + size, resultCount)
         let context = managedObjectContext
         var wanted: [String: [ManagedObjectID]] = [:]
-        for placed in placedIDs(in: range) {
+        for placed in resultIDs(in: range) {
             let id = namespaces.id(for: placed)
             if context.registered(id).map(\.isFault) ?? true { wanted[id.entityName, default: []].append(id) }
         }
@@ -49,11 +49,11 @@ extension AnyFetchedResultsController {
         }
         loadedBatches.removeAll { $0 == batch }
         loadedBatches.append(batch)
-        guard placedRequest.fetchBatchSize > 0, loadedBatches.count > Self.retainedBatchCount else { return }
+        guard releasing, loadedBatches.count > Self.retainedBatchCount else { return }
         let evicted = loadedBatches.removeFirst()
         let evictedStart = evicted * size
         guard evictedStart < resultCount else { return }
         let evictedRange = evictedStart..<min(evictedStart + size, resultCount)
-        context.releaseUnreferencedObjects(placedIDs(in: evictedRange).map { namespaces.id(for: $0) })
+        context.releaseUnreferencedObjects(resultIDs(in: evictedRange).map { namespaces.id(for: $0) })
     }
 }

@@ -13,14 +13,14 @@ extension AnyFetchedResultsController {
     var resultCount: Int { pendingCachedResults?.count ?? untrackedResults?.count ?? index.count }
 
     /// The compact ID of the result at `offset`, from the cache's head while its body is being read.
-    func placedID(atGlobalIndex offset: Int) -> PlacedID {
+    func resultID(atGlobalIndex offset: Int) -> ResultID {
         if let pending = pendingCachedResults, offset < pending.head.count { return pending.head[offset].placed }
         if let untracked = untrackedResults { return untracked[offset] }
         return index[offset].placed
     }
 
     /// The compact IDs of the results in `range`, from the cache's head while its body is being read.
-    func placedIDs(in range: Range<Int>) -> [PlacedID] {
+    func resultIDs(in range: Range<Int>) -> [ResultID] {
         if let pending = pendingCachedResults, range.upperBound <= pending.head.count {
             return pending.head[range].map(\.placed)
         }
@@ -70,7 +70,7 @@ extension AnyFetchedResultsController {
             if let cacheName { AnyFetchedResultsController.deleteCache(withName: cacheName, in: cacheDirectory) }
             indexStorage = ResultsIndex(sorted: head)
             runs = SectionRuns(of: head)
-            placedOrdersStorage = nil
+            orderBytesByIDStorage = nil
         }
         delegate?.controllerDidInvalidateContent(self)
     }

@@ -20,9 +20,9 @@ struct ResultsRowChange<Subject> {
     let type: FetchedResultsChangeType
     /// The ID the object was placed under before the batch (nil for an insertion), in the controller's compact
     /// form: nothing to reference-count while a batch's changes are sorted and copied.
-    var oldID: PlacedID?
+    var oldID: ResultID?
     /// Its ID after the batch (nil for a deletion), compact.
-    var newID: PlacedID?
+    var newID: ResultID?
     var oldIndex: Int?
     var newIndex: Int?
     var oldPath: RowPath?
@@ -103,7 +103,7 @@ extension AnyFetchedResultsController {
         changedAttributes: [AttributeBits], reporting: Bool
     ) {
         let recordedCount = changed.count
-        let predicate = placedRequest.predicate
+        let predicate = resultsRequest.predicate
         var batch = ResultsBatch<ManagedObject>()
         // First, results saved since they were placed take their permanent IDs (or are re-placed).
         let reidentified = temporaryPlacements.isEmpty ? [] : objectsWithNewPermanentIDs(reporting: reporting)
@@ -136,7 +136,7 @@ extension AnyFetchedResultsController {
         for (number, object) in changed.enumerated() where tracks(object.entity) {
             if seen != nil, seen?.insert(ObjectIdentifier(object)).inserted == false { continue }
             let matches = !object.isDeleted && (predicate?.evaluate(with: object) ?? true)
-                && managedObjectContext.isInStores(object, placedRequest.affectedStores)
+                && managedObjectContext.isInStores(object, resultsRequest.affectedStores)
             guard let (placed, order, placedUnderCurrentID) = placement(of: object),
                 let (section, position) = index.locate(placed, order: order)
             else {
@@ -152,7 +152,7 @@ extension AnyFetchedResultsController {
             // (An object placed under an earlier, temporary ID gets a new entry under its permanent one.) An
             // object whose event changed none of the attributes that place it keeps its place unread.
             let keysUnchanged = !missedChanges && number >= insertedCount && number < recordedCount
-                && !changedAttributes[number - insertedCount].intersects(placingAttributes(of: object.entity))
+                && !changedAttributes[number - insertedCount].intersects(sortAndSectionAttributes(of: object.entity))
             if placedUnderCurrentID, keysUnchanged || keepsPlace(object, order: order, section: section) {
                 batch.updatedInPlace.append(leaving)
             } else {
@@ -169,7 +169,7 @@ extension AnyFetchedResultsController {
         for replacement in batch.replaced where namespaces.isTemporary(replacement.leaving.placed) {
             temporaryPlacements[ObjectIdentifier(replacement.leaving.subject)] = nil
         }
-        _ = placedOrders  // (built from the index, if the results came from a section cache)
+        _ = orderBytesByID  // (built from the index, if the results came from a section cache)
         let change = core.apply(batch, reporting: reporting, resolve: object(placedAs:))
         for arrival in batch.added where namespaces.isTemporary(arrival.entry.placed) {
             temporaryPlacements[ObjectIdentifier(arrival.subject)] = (arrival.subject,
@@ -186,7 +186,7 @@ extension AnyFetchedResultsController {
 
     /// The object of a result the controller placed as `placed` (a fault when not registered), or nil when its
     /// entity is unknown.
-    func object(placedAs placed: PlacedID) -> ManagedObject? {
+    func object(placedAs placed: ResultID) -> ManagedObject? {
         try? managedObjectContext.object(with: namespaces.id(for: placed))
     }
 
@@ -196,7 +196,7 @@ extension AnyFetchedResultsController {
         index = ResultsIndex()
         untrackedResults = nil
         runs = SectionRuns()
-        placedOrders = PlacedOrders()
+        orderBytesByID = OrderBytesByID()
         namespaces = IDNamespaces()
         temporaryPlacements = TemporaryPlacements()
         loadedBatches = []

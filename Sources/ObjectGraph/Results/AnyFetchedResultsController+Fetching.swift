@@ -34,7 +34,6 @@ extension AnyFetchedResultsController {
         cancelBackgroundFetch()
         let previous = resultsState
         do {
-            placedRequest = fetchRequest
             try replaceResults(entity: entity, model: model)
         } catch {
             restore(previous)
@@ -54,12 +53,9 @@ extension AnyFetchedResultsController {
     /// The fetch itself: the results, their order, sections and tracking made anew from the request (from the
     /// section cache when it is current), and the cache rewritten from fetched results.
     private func replaceResults(entity: EntityDescription, model: ManagedObjectModel) throws(ObjectGraphError) {
-        let rules = PlacingRules(request: fetchRequest, sectionNaming: sectionNaming, entity: entity, model: model,
+        plan = FetchPlan(request: fetchRequest, sectionNaming: sectionNaming, entity: entity, model: model,
             coordinator: managedObjectContext.persistentStoreCoordinator)
-        ordering = rules.ordering
-        keyPlacesByEntity = [:]
-        trackedEntityNames = rules.trackedEntityNames
-        relatedPaths = rules.relatedPaths
+        keyAttributePositionsByEntity = [:]
         loadedBatches = []
         names = SectionNames()
         namespaces = IDNamespaces()
@@ -77,11 +73,11 @@ extension AnyFetchedResultsController {
                 index = ResultsIndex(sorted: cached.head)
             }
             runs = cached.runs
-            placedOrdersStorage = nil
+            orderBytesByIDStorage = nil
             temporaryPlacements = TemporaryPlacements()
             resultsCameFromCache = true
             cacheIsStale = false
-        } else if mayFetchUntracked(entity: entity, model: model, storeCount: rules.storeCount) {
+        } else if mayFetchUntracked(entity: entity, model: model, storeCount: plan.storeCount) {
             try fetchUntracked(entity: entity, model: model)
             resultsCameFromCache = false
             cacheIsStale = false
@@ -104,7 +100,7 @@ extension AnyFetchedResultsController {
     func fetchEntries(entity: EntityDescription, model: ManagedObjectModel) throws(ObjectGraphError)
         -> [ResultsEntry]
     {
-        if fetchRequest.fetchBatchSize > 0, let rowEntries = try entriesFromRows(entity: entity, model: model) {
+        if plan.readsKeysOnly, let rowEntries = try entriesFromRows(entity: entity, model: model) {
             // The rows were read whole (unsaved changes join them in memory): offset and limit apply to the
             // merged order, as a fetch applies them.
             let (offset, limit) = (max(fetchRequest.fetchOffset, 0), fetchRequest.fetchLimit)
@@ -129,8 +125,8 @@ extension AnyFetchedResultsController {
         try Self.checkSectionsAreContiguous(entries, names: names)
         index = ResultsIndex(sorted: entries)
         runs = SectionRuns(of: entries)
-        placedOrdersStorage = nil
-        _ = placedOrders
+        orderBytesByIDStorage = nil
+        _ = orderBytesByID
         temporaryPlacements = TemporaryPlacements()
         for entry in entries where namespaces.isTemporary(entry.placed) {
             let id = namespaces.id(for: entry.placed)

@@ -23,12 +23,12 @@ extension AnyFetchedResultsController {
         var changed: [ResultsCore.NewID] = []
         for (key, placement) in temporaryPlacements.byObject where placement.object.objectID != placement.id {
             let newID = placement.object.objectID
-            guard let placed = namespaces.existingPlacedID(for: placement.id), let order = placedOrders[placed],
+            guard let placed = namespaces.existingResultID(for: placement.id), let order = orderBytesByID[placed],
                 let position = index.position(of: placed, order: order)
             else { continue }
             objects.append((key, placement.object, newID))
             changed.append(ResultsCore.NewID(position: position, placed: placed, order: order,
-                newPlaced: namespaces.placedID(for: newID),
+                newPlaced: namespaces.resultID(for: newID),
                 newOrder: ordering.replacingID(in: order, old: placement.id, new: newID)))
         }
         guard !changed.isEmpty else { return [] }

@@ -4,33 +4,30 @@ extension AnyFetchedResultsController {
     /// instead of results whose section numbers point into a new, empty name table.
     struct ResultsState {
         let index: ResultsIndex
-        let untrackedResults: [PlacedID]?
+        let untrackedResults: [ResultID]?
         let pendingCachedResults: PendingCachedResults?
         let runs: SectionRuns
         let names: SectionNames
         let namespaces: IDNamespaces
-        let placedOrders: PlacedOrders?
+        let orderBytesByID: OrderBytesByID?
         let temporaryPlacements: TemporaryPlacements
-        let ordering: RowOrdering
-        let trackedEntityNames: Set<String>
-        let relatedPaths: RelatedKeyPaths
-        let keyPlacesByEntity: [String: KeyPlaces]
+        let keyAttributePositionsByEntity: [String: KeyAttributePositions]
         let loadedBatches: [Int]
         let hasFetched: Bool
         let missedChanges: Bool
         let resultsCameFromCache: Bool
-        let placedRequest: FetchRequest<ManagedObject>
+        let plan: FetchPlan
     }
 
     /// The results as they stand (without waiting for a section cache still being read).
     var resultsState: ResultsState {
         ResultsState(
             index: indexStorage, untrackedResults: untrackedResults, pendingCachedResults: pendingCachedResults,
-            runs: runs, names: names, namespaces: namespaces, placedOrders: placedOrdersStorage,
-            temporaryPlacements: temporaryPlacements, ordering: ordering, trackedEntityNames: trackedEntityNames,
-            relatedPaths: relatedPaths, keyPlacesByEntity: keyPlacesByEntity, loadedBatches: loadedBatches,
+            runs: runs, names: names, namespaces: namespaces, orderBytesByID: orderBytesByIDStorage,
+            temporaryPlacements: temporaryPlacements,
+            keyAttributePositionsByEntity: keyAttributePositionsByEntity, loadedBatches: loadedBatches,
             hasFetched: hasFetched, missedChanges: missedChanges, resultsCameFromCache: resultsCameFromCache,
-            placedRequest: placedRequest)
+            plan: plan)
     }
 
     /// Puts back results kept by ``resultsState``.
@@ -41,16 +38,13 @@ extension AnyFetchedResultsController {
         runs = state.runs
         names = state.names
         namespaces = state.namespaces
-        placedOrdersStorage = state.placedOrders
+        orderBytesByIDStorage = state.orderBytesByID
         temporaryPlacements = state.temporaryPlacements
-        ordering = state.ordering
-        trackedEntityNames = state.trackedEntityNames
-        relatedPaths = state.relatedPaths
-        keyPlacesByEntity = state.keyPlacesByEntity
+        keyAttributePositionsByEntity = state.keyAttributePositionsByEntity
         loadedBatches = state.loadedBatches
         hasFetched = state.hasFetched
         missedChanges = state.missedChanges
         resultsCameFromCache = state.resultsCameFromCache
-        placedRequest = state.placedRequest
+        plan = state.plan
     }
 }

@@ -18,7 +18,7 @@ extension AnyFetchedResultsController {
     /// offset, keys that are stored attributes, and no unsaved changes the fetch would have to place among
     /// the rows.
     func mayFetchUntracked(entity: EntityDescription, model: ManagedObjectModel, storeCount: Int?) -> Bool {
-        guard !isTracking, cacheName == nil, fetchRequest.fetchBatchSize > 0, storeCount == 1,
+        guard !isTracking, cacheName == nil, plan.readsKeysOnly, storeCount == 1,
             managedObjectContext.parent == nil, fetchRequest.fetchLimit <= 0, fetchRequest.fetchOffset <= 0
         else { return false }
         return keysAreStoredAttributes(model: model) && pendingTrackedObjects().isEmpty
@@ -31,7 +31,7 @@ extension AnyFetchedResultsController {
     ///   after another section, or any fetch error.
     func fetchUntracked(entity: EntityDescription, model: ManagedObjectModel) throws(ObjectGraphError) {
         let sectionKeys = sectionNaming?.keys ?? []
-        var ids: [PlacedID] = []
+        var ids: [ResultID] = []
         var sectionRuns = SectionRuns()
         var outOfOrder: (index: Int, name: String)?
         // The numbering tables are local while rows arrive, and stored back after.
@@ -46,7 +46,7 @@ extension AnyFetchedResultsController {
             if sectionRuns.sections.last != section, sectionRuns.run(of: section) != nil, outOfOrder == nil {
                 outOfOrder = (ids.count, names[section])
             }
-            ids.append(namespaces.placedID(for: id))
+            ids.append(namespaces.resultID(for: id))
             sectionRuns.appendOne(to: section)
         }
         (self.names, self.namespaces) = (names, namespaces)
@@ -54,13 +54,13 @@ extension AnyFetchedResultsController {
         index = ResultsIndex()
         untrackedResults = ids
         runs = sectionRuns
-        placedOrdersStorage = nil
+        orderBytesByIDStorage = nil
         temporaryPlacements = TemporaryPlacements()
     }
 
     /// The position of `placed` among untracked results, by a linear search (Core Data's untracked
     /// controller searches its array too); nil when it is not there.
-    func untrackedPosition(of placed: PlacedID) -> Int? {
+    func untrackedPosition(of placed: ResultID) -> Int? {
         untrackedResults?.firstIndex(of: placed)
     }
 
@@ -84,7 +84,7 @@ extension AnyFetchedResultsController {
             untrackedResults = old
             runs = oldRuns
             index = ResultsIndex()
-            placedOrdersStorage = nil
+            orderBytesByIDStorage = nil
             return
         }
         seenObjectIDGeneration = managedObjectContext.objectIDGeneration
@@ -98,17 +98,17 @@ extension AnyFetchedResultsController {
     /// The changes that turn the untracked results `old` (in `oldRuns`) into the current ones: departures,
     /// arrivals, and moves for the fewest objects that must move (the rest keep their relative order and
     /// section: a longest increasing run of old positions).
-    private func changesSinceUntrackedFetch(old: [PlacedID], oldRuns: SectionRuns, updated: Set<ObjectIdentifier>)
+    private func changesSinceUntrackedFetch(old: [ResultID], oldRuns: SectionRuns, updated: Set<ObjectIdentifier>)
         -> [ResultsRowChange<ManagedObject>]
     {
         var scratchOldRuns = oldRuns
         let new = index.allEntries
         if updated.isEmpty, new.count == old.count, zip(new, old).allSatisfy({ $0.placed == $1 }) { return [] }
-        var oldPositions: [PlacedID: Int] = [:]
+        var oldPositions: [ResultID: Int] = [:]
         oldPositions.reserveCapacity(old.count)
         for (position, placed) in old.enumerated() { oldPositions[placed] = position }
 
-        func object(for placed: PlacedID) -> ManagedObject? {
+        func object(for placed: ResultID) -> ManagedObject? {
             let id = namespaces.id(for: placed)
             return managedObjectContext.registered(id) ?? (try? managedObjectContext.object(with: id))
         }

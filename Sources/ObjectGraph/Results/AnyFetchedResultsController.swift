@@ -71,12 +71,12 @@ open class AnyFetchedResultsController {
     var core = ResultsCore()
     /// The section names, interned: entries and runs hold their numbers.
     var names = SectionNames()
-    /// The compact IDs of the results (``PlacedID``) and what their namespaces stand for.
+    /// The compact IDs of the results (``ResultID``) and what their namespaces stand for.
     var namespaces = IDNamespaces()
     /// Results placed under a temporary ID, by object: their ID changes when they are saved.
     var temporaryPlacements = TemporaryPlacements()
-    /// The entity ``keyPlaces(of:)`` answered for last, and its answer.
-    var lastKeyPlaces: (entity: EntityDescription, places: KeyPlaces)?
+    /// The entity ``keyAttributePositions(of:)`` answered for last, and its answer.
+    var lastKeyAttributePositions: (entity: EntityDescription, places: KeyAttributePositions)?
     /// The entity ``tracks(_:)`` answered for last, and its answer.
     var lastTrackedEntity: (entity: EntityDescription, tracked: Bool)?
     #else
@@ -84,12 +84,12 @@ open class AnyFetchedResultsController {
     @exclusivity(unchecked) var core = ResultsCore()
     /// The section names, interned: entries and runs hold their numbers.
     @exclusivity(unchecked) var names = SectionNames()
-    /// The compact IDs of the results (``PlacedID``) and what their namespaces stand for.
+    /// The compact IDs of the results (``ResultID``) and what their namespaces stand for.
     @exclusivity(unchecked) var namespaces = IDNamespaces()
     /// Results placed under a temporary ID, by object: their ID changes when they are saved.
     @exclusivity(unchecked) var temporaryPlacements = TemporaryPlacements()
-    /// The entity ``keyPlaces(of:)`` answered for last, and its answer.
-    @exclusivity(unchecked) var lastKeyPlaces: (entity: EntityDescription, places: KeyPlaces)?
+    /// The entity ``keyAttributePositions(of:)`` answered for last, and its answer.
+    @exclusivity(unchecked) var lastKeyAttributePositions: (entity: EntityDescription, places: KeyAttributePositions)?
     /// The entity ``tracks(_:)`` answered for last, and its answer.
     @exclusivity(unchecked) var lastTrackedEntity: (entity: EntityDescription, tracked: Bool)?
     #endif
@@ -108,7 +108,7 @@ open class AnyFetchedResultsController {
     /// The results' IDs in order when they were fetched without change tracking (see
     /// ``fetchUntracked(entity:model:)``); nil when ``index`` holds them. (One of the forms of ``core``:
     /// setting it switches to that form, setting nil leaves it.)
-    var untrackedResults: [PlacedID]? {
+    var untrackedResults: [ResultID]? {
         get {
             if case .untracked(let ids) = core.form { return ids }
             return nil
@@ -136,11 +136,11 @@ open class AnyFetchedResultsController {
             }
         }
     }
-    /// ``placedOrders`` once built; nil until then.
-    var placedOrdersStorage: PlacedOrders? {
-        get { core.placedOrders }
-        set { core.placedOrders = newValue }
-        _modify { yield &core.placedOrders }
+    /// ``orderBytesByID`` once built; nil until then.
+    var orderBytesByIDStorage: OrderBytesByID? {
+        get { core.orderBytesByID }
+        set { core.orderBytesByID = newValue }
+        _modify { yield &core.orderBytesByID }
     }
     /// The order bytes each result was placed at (its entry's ``ResultsEntry/order``, sharing its storage),
     /// under the ID it was placed with: how a changed object's old place is found.
@@ -148,29 +148,40 @@ open class AnyFetchedResultsController {
     /// When the results come from the section cache, it is built from the index the first time it is
     /// needed (the first change, or an index-path lookup), not by ``performFetch()``: a million hashed
     /// insertions are most of what showing the first screen from the cache would otherwise cost.
-    var placedOrders: PlacedOrders {
-        get { builtPlacedOrders() }
-        set { placedOrdersStorage = newValue }
+    var orderBytesByID: OrderBytesByID {
+        get { builtOrderBytesByID() }
+        set { orderBytesByIDStorage = newValue }
         _modify {
-            _ = builtPlacedOrders()
-            var orders = placedOrdersStorage ?? PlacedOrders()
-            placedOrdersStorage = nil
-            defer { placedOrdersStorage = orders }
+            _ = builtOrderBytesByID()
+            var orders = orderBytesByIDStorage ?? OrderBytesByID()
+            orderBytesByIDStorage = nil
+            defer { orderBytesByIDStorage = orders }
             yield &orders
         }
     }
 
-    private func builtPlacedOrders() -> PlacedOrders {
-        if let orders = placedOrdersStorage { return orders }
-        let orders = PlacedOrders(placing: index.chunks.lazy.flatMap(\.entries), count: index.count)
-        placedOrdersStorage = orders
+    private func builtOrderBytesByID() -> OrderBytesByID {
+        if let orders = orderBytesByIDStorage { return orders }
+        let orders = OrderBytesByID(placing: index.chunks.lazy.flatMap(\.entries), count: index.count)
+        orderBytesByIDStorage = orders
         return orders
     }
     var hasFetched = false
+    /// What the last fetch decided: the results' request, order, tracked entities and related key paths, and
+    /// how objects are loaded (see ``FetchPlan``).
+    var plan: FetchPlan {
+        didSet { lastTrackedEntity = nil }
+    }
     /// The request the results were fetched with, which changes are judged against (its predicate and
     /// stores) until a fetch replaces the results: it differs from ``fetchRequest`` while a background fetch
     /// of a changed request runs (see ``performFetchInBackground(completion:)``).
-    var placedRequest: FetchRequest<ManagedObject>
+    var resultsRequest: FetchRequest<ManagedObject> { plan.request }
+    /// The results' order.
+    var ordering: RowOrdering { plan.ordering }
+    /// The entities whose objects can be results.
+    var trackedEntityNames: Set<String> { plan.trackedEntityNames }
+    /// Key paths through relationships whose changes re-place results.
+    var relatedPaths: RelatedKeyPaths { plan.relatedPaths }
     /// The background fetch in flight, if any.
     var backgroundFetch: BackgroundFetch?
     /// Whether the last ``performFetchInBackground(completion:)`` read the store on another thread (for tests).
@@ -179,13 +190,8 @@ open class AnyFetchedResultsController {
     var backgroundFetchHooks: BackgroundFetchHooks?
     /// The context's ``ManagedObjectContext/objectIDGeneration`` when IDs were last adopted.
     var seenObjectIDGeneration = 0
-    var ordering: RowOrdering
-    var trackedEntityNames: Set<String> = [] {
-        didSet { lastTrackedEntity = nil }
-    }
-    var relatedPaths = RelatedKeyPaths()
-    /// Attribute positions of the keys the controller reads, per entity (see ``keyPlaces(of:)``).
-    struct KeyPlaces {
+    /// Attribute positions of the keys the controller reads, per entity (see ``keyAttributePositions(of:)``).
+    struct KeyAttributePositions {
         let sort: [Int?]
         /// One per key of the section naming, in its order.
         let section: [Int?]
@@ -193,8 +199,8 @@ open class AnyFetchedResultsController {
         /// attribute of the entity: a key path, or a key a subclass answers).
         let placing: AttributeBits
     }
-    var keyPlacesByEntity: [String: KeyPlaces] = [:] {
-        didSet { lastKeyPlaces = nil }
+    var keyAttributePositionsByEntity: [String: KeyAttributePositions] = [:] {
+        didSet { lastKeyAttributePositions = nil }
     }
     var loadedBatches: [Int] = []
     var observation: ObservationToken?
@@ -214,12 +220,11 @@ open class AnyFetchedResultsController {
         sectionNaming: SectionNaming?, cacheName: String?
     ) {
         self.fetchRequest = fetchRequest
-        self.placedRequest = fetchRequest
+        self.plan = FetchPlan(unfetched: fetchRequest)
         self.managedObjectContext = managedObjectContext
         self.sectionNaming = sectionNaming
         self.cacheName = cacheName
         self.cacheDirectory = AnyFetchedResultsController.cacheDirectory
-        self.ordering = RowOrdering(criteria: fetchRequest.sortCriteria)
     }
 
     deinit {
@@ -298,14 +303,14 @@ open class AnyFetchedResultsController {
     public func objectID(at indexPath: IndexPath) -> ManagedObjectID? {
         adoptNewObjectIDs()
         settleCachedResults(unlessHeadHolds: indexPath)
-        return globalIndex(of: indexPath).map { namespaces.id(for: placedID(atGlobalIndex: $0)) }
+        return globalIndex(of: indexPath).map { namespaces.id(for: resultID(atGlobalIndex: $0)) }
     }
 
     /// The index path of `object`, or nil when it is not in the results.
     public func indexPath(forObject object: ManagedObject) -> IndexPath? {
         adoptNewObjectIDs()
         if untrackedResults != nil {
-            return namespaces.existingPlacedID(for: object.objectID).flatMap(untrackedPosition(of:))
+            return namespaces.existingResultID(for: object.objectID).flatMap(untrackedPosition(of:))
                 .map(indexPath(forGlobalIndex:))
         }
         guard let (id, order, _) = placement(of: object),
@@ -319,10 +324,10 @@ open class AnyFetchedResultsController {
         adoptNewObjectIDs()
         if let object = managedObjectContext.registered(objectID) { return indexPath(forObject: object) }
         if untrackedResults != nil {
-            return namespaces.existingPlacedID(for: objectID).flatMap(untrackedPosition(of:))
+            return namespaces.existingResultID(for: objectID).flatMap(untrackedPosition(of:))
                 .map(indexPath(forGlobalIndex:))
         }
-        guard let placed = namespaces.existingPlacedID(for: objectID), let order = placedOrders[placed],
+        guard let placed = namespaces.existingResultID(for: objectID), let order = orderBytesByID[placed],
             let offset = index.position(of: placed, order: order)
         else {
             return nil
@@ -360,12 +365,12 @@ open class AnyFetchedResultsController {
     /// The ID an object's result was placed under — its own, or the temporary ID it had when placed — in
     /// compact form, the order bytes it was placed at, and whether that ID is its current one; nil when the
     /// object is not among the results.
-    func placement(of object: ManagedObject) -> (placed: PlacedID, order: [UInt8], underCurrentID: Bool)? {
-        if let placed = namespaces.existingPlacedID(for: object.objectID), let order = placedOrders[placed] {
+    func placement(of object: ManagedObject) -> (placed: ResultID, order: [UInt8], underCurrentID: Bool)? {
+        if let placed = namespaces.existingResultID(for: object.objectID), let order = orderBytesByID[placed] {
             return (placed, order, true)
         }
         guard let temporary = temporaryPlacements[ObjectIdentifier(object)]?.id,
-            let placed = namespaces.existingPlacedID(for: temporary), let order = placedOrders[placed]
+            let placed = namespaces.existingResultID(for: temporary), let order = orderBytesByID[placed]
         else { return nil }
         return (placed, order, false)
     }

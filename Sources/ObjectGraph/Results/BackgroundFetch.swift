@@ -4,8 +4,10 @@ import Foundation
 /// ran, each once, with whether its last change deleted it. Confined to the context's queue.
 final class BackgroundFetch {
     let ticket = FetchTicket()
-    let request: FetchRequest<ManagedObject>
-    let rules: PlacingRules
+    /// What the fetch decided (its request among it); the results follow it once they are in place.
+    let plan: FetchPlan
+    /// The request fetched.
+    var request: FetchRequest<ManagedObject> { plan.request }
     let completion: (Result<Void, ObjectGraphError>) -> Void
     /// Objects with unsaved changes when the fetch started: their rows are left out of it.
     let pendingAtStart: [ManagedObject]
@@ -18,11 +20,10 @@ final class BackgroundFetch {
     private var slotByID: [ManagedObjectID: Int] = [:]
 
     init(
-        request: FetchRequest<ManagedObject>, rules: PlacingRules,
+        plan: FetchPlan,
         completion: @escaping (Result<Void, ObjectGraphError>) -> Void, pendingAtStart: [ManagedObject]
     ) {
-        self.request = request
-        self.rules = rules
+        self.plan = plan
         self.completion = completion
         self.pendingAtStart = pendingAtStart
     }

@@ -1,30 +1,5 @@
 import Foundation
 
-/// How a controller's request places its results: their order, the entities it tracks and the related
-/// key paths whose changes re-place results. Made anew for each fetch.
-struct PlacingRules: Sendable {
-    let ordering: RowOrdering
-    let trackedEntityNames: Set<String>
-    let relatedPaths: RelatedKeyPaths
-    /// How many stores the request reads (nil when they cannot be told).
-    let storeCount: Int?
-
-    init(
-        request: FetchRequest<ManagedObject>, sectionNaming: SectionNaming?, entity: EntityDescription,
-        model: ManagedObjectModel, coordinator: PersistentStoreCoordinator?
-    ) {
-        // Results of one store never tie on their IDs: the store is left out of each result's order bytes.
-        storeCount = (try? coordinator?.stores(forFetching: entity, includesSubentities: request.includesSubentities,
-            affectedStores: request.affectedStores).count) ?? nil
-        ordering = RowOrdering(criteria: request.sortCriteria, tieBreaksByStore: (storeCount ?? 2) > 1)
-        trackedEntityNames = request.includesSubentities
-            ? Set(model.entityAndDescendants(of: entity).map(\.name)) : [entity.name]
-        relatedPaths = RelatedKeyPaths(
-            keyPaths: request.sortCriteria.map(\.key) + (sectionNaming?.keys ?? []) + (request.predicate?.keyPaths ?? []),
-            entity: entity, model: model)
-    }
-}
-
 /// Calls a background fetch makes on its thread: before it reads the store, after it built its results (before
 /// they are put in place or written to a section cache), and after the cache write. For tests, which change the
 /// context at those moments or wait for them.
@@ -41,7 +16,7 @@ struct BackgroundFetchResults: Sendable {
     let runs: SectionRuns
     let names: SectionNames
     let namespaces: IDNamespaces
-    let placedOrders: PlacedOrders
+    let orderBytesByID: OrderBytesByID
     /// The results under temporary IDs (a parent context's unsaved objects): they get new IDs when saved.
     let temporaryIDs: [ManagedObjectID]
     /// The section cache to write from the results, if the controller keeps one.
@@ -129,7 +104,7 @@ struct BackgroundFetchPlan: Sendable {
         }
         try AnyFetchedResultsController.checkSectionsAreContiguous(entries, names: names)
         return BackgroundFetchResults(index: ResultsIndex(sorted: entries), runs: SectionRuns(of: entries), names: names,
-            namespaces: namespaces, placedOrders: PlacedOrders(placing: entries, count: entries.count),
+            namespaces: namespaces, orderBytesByID: OrderBytesByID(placing: entries, count: entries.count),
             temporaryIDs: temporaryIDs,
             cacheWrite: (readsOfUnsavedAncestorState?() == ancestorReads ? cache : nil).map { SectionCacheWrite(cache: $0, entries: entries, names: names, namespaces: namespaces,
                 fingerprintBeforeReading: stamp) })

@@ -69,7 +69,7 @@ private struct CacheEntryTables: Sendable {
                 let order = reader.byteRun()
             else { return false }
             let namespace = namespaces[entity * storeCount + store]
-            entries.append(ResultsEntry(placed: PlacedID(key: key, namespace: namespace), order: order,
+            entries.append(ResultsEntry(placed: ResultID(key: key, namespace: namespace), order: order,
                 section: sections[section]))
         }
         return true

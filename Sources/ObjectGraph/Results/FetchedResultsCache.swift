@@ -221,7 +221,7 @@ extension AnyFetchedResultsController {
     public func writeCache() {
         guard hasFetched, cacheIsStale, !managedObjectContext.hasChanges,
             let model = managedObjectContext.persistentStoreCoordinator?.managedObjectModel,
-            let cache = usableSectionCache(for: placedRequest, trackedEntityNames: trackedEntityNames, model: model)
+            let cache = usableSectionCache(for: resultsRequest, trackedEntityNames: trackedEntityNames, model: model)
         else { return }
         // Results saved since they were placed (here, or by a parent since) are cached under their permanent IDs.
         managedObjectContext.adoptPendingPermanentIDs()
@@ -247,7 +247,7 @@ extension AnyFetchedResultsController {
             }
             let oldID = namespaces.id(for: entry.placed)
             guard let newID = temporaryPlacements.object(for: oldID)?.objectID, !newID.isTemporaryID else { return nil }
-            moved.append(ResultsEntry(placed: namespaces.placedID(for: newID),
+            moved.append(ResultsEntry(placed: namespaces.resultID(for: newID),
                 order: ordering.replacingID(in: entry.order, old: oldID, new: newID), section: entry.section))
         }
         moved.sort { RowOrdering.compare($0.order, $1.order) < 0 }

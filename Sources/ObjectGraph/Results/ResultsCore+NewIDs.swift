@@ -8,9 +8,9 @@ extension ResultsCore {
     /// A result whose ID changed: where it is, the ID and order bytes it was placed with, and its new ones.
     struct NewID {
         let position: Int
-        let placed: PlacedID
+        let placed: ResultID
         let order: [UInt8]
-        let newPlaced: PlacedID
+        let newPlaced: ResultID
         let newOrder: [UInt8]
     }
 
@@ -18,9 +18,9 @@ extension ResultsCore {
     /// that keeps every result in order; returns the offsets into `changed` of those left to be re-placed.
     mutating func adoptInPlace(_ changed: [NewID]) -> [Int] {
         guard !changed.isEmpty else { return [] }
-        var orders = builtPlacedOrders()
-        placedOrders = nil
-        defer { placedOrders = orders }
+        var orders = builtOrderBytesByID()
+        orderBytesByID = nil
+        defer { orderBytesByID = orders }
         let byPosition = changed.indices.sorted { changed[$0].position < changed[$1].position }
         var left: [Int] = []
         var start = 0

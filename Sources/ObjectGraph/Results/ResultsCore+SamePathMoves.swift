@@ -19,7 +19,7 @@ extension ResultsCore {
     /// object that must move and that `changes` do not name.
     mutating func avoidingSamePathMoves<Subject>(
         _ changes: [ResultsRowChange<Subject>], oldRuns: SectionRuns, oldCount: Int,
-        resolve: (PlacedID) -> Subject?
+        resolve: (ResultID) -> Subject?
     ) -> [ResultsRowChange<Subject>] {
         // (Fields read in place: iterating the changes would copy each, counting a reference to its object.)
         guard changes.indices.contains(where: { changes[$0].type == .move && changes[$0].oldPath == changes[$0].newPath })

@@ -13,7 +13,7 @@ struct ResultsCore {
         /// In ``index``, with their places: tracked (the usual form).
         case indexed
         /// Their IDs in order, nothing more (fetched with nothing tracking them); ``index`` is empty.
-        case untracked([PlacedID])
+        case untracked([ResultID])
         /// From a section cache whose body is still being read on another thread: its head, and the read;
         /// ``index`` is empty until the body joins it.
         case readingCache(PendingCachedResults)
@@ -31,14 +31,14 @@ struct ResultsCore {
     /// Where each section's results start and how many there are.
     var runs = SectionRuns()
     /// The order bytes of every result by the ID it was placed under; nil until first needed (results read
-    /// from a section cache build it on demand, see ``builtPlacedOrders()``).
-    var placedOrders: PlacedOrders?
+    /// from a section cache build it on demand, see ``builtOrderBytesByID()``).
+    var orderBytesByID: OrderBytesByID?
 
-    /// ``placedOrders``, built from the index the first time it is needed.
-    mutating func builtPlacedOrders() -> PlacedOrders {
-        if let orders = placedOrders { return orders }
-        let orders = PlacedOrders(placing: index.chunks.lazy.flatMap(\.entries), count: index.count)
-        placedOrders = orders
+    /// ``orderBytesByID``, built from the index the first time it is needed.
+    mutating func builtOrderBytesByID() -> OrderBytesByID {
+        if let orders = orderBytesByID { return orders }
+        let orders = OrderBytesByID(placing: index.chunks.lazy.flatMap(\.entries), count: index.count)
+        orderBytesByID = orders
         return orders
     }
 
@@ -49,12 +49,12 @@ struct ResultsCore {
     ///
     /// Cost: O(k log n) for k changes among n results (plus n / 32 to refresh chunk offsets).
     mutating func apply<Subject>(
-        _ batch: ResultsBatch<Subject>, reporting: Bool, resolve: (PlacedID) -> Subject?
+        _ batch: ResultsBatch<Subject>, reporting: Bool, resolve: (ResultID) -> Subject?
     ) -> ResultsChange<Subject>? {
         guard !batch.isEmpty else { return nil }
-        var orders = builtPlacedOrders()
-        placedOrders = nil
-        defer { placedOrders = orders }
+        var orders = builtOrderBytesByID()
+        orderBytesByID = nil
+        defer { orderBytesByID = orders }
         let (removed, added, replaced, updatedInPlace) = (batch.removed, batch.added, batch.replaced,
             batch.updatedInPlace)
 
@@ -202,7 +202,7 @@ struct ResultsBatch<Subject> {
     /// A result that leaves its place: the ID it was placed under, its section and its position.
     struct Leaving {
         let subject: Subject
-        let placed: PlacedID
+        let placed: ResultID
         let section: Int32
         var oldIndex = 0
     }

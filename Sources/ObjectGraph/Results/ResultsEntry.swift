@@ -3,14 +3,14 @@
 /// object itself, nor its sort keys (the order bytes encode them).
 struct ResultsEntry: Sendable {
     /// The object's ID, in the controller's compact form (see ``IDNamespaces``).
-    private(set) var placed: PlacedID
+    private(set) var placed: ResultID
     /// The section's name, interned in the controller's ``SectionNames``.
     let section: Int32
     /// The entry's place as bytes (``RowOrdering/orderBytes(_:_:)``): what the index compares.
     private(set) var order: [UInt8]
 
     /// An entry for the object `id` (whose compact form is `placed`) with sort keys `keys`.
-    init(id: ManagedObjectID, placed: PlacedID, keys: [AttributeValue], section: Int32, ordering: RowOrdering) {
+    init(id: ManagedObjectID, placed: ResultID, keys: [AttributeValue], section: Int32, ordering: RowOrdering) {
         self.init(placed: placed, order: ordering.orderBytes(keys, id), section: section)
     }
 
@@ -22,11 +22,11 @@ struct ResultsEntry: Sendable {
     ) {
         let sortKeys = zip(criteria, values).map { $0.sortKey(for: $1) }
         let section = names.number(for: naming?.name(values: values[criteria.count...]) ?? "")
-        self.init(id: id, placed: namespaces.placedID(for: id), keys: sortKeys, section: section, ordering: ordering)
+        self.init(id: id, placed: namespaces.resultID(for: id), keys: sortKeys, section: section, ordering: ordering)
     }
 
     /// An entry whose order bytes are known (read from a section cache, or re-keyed).
-    init(placed: PlacedID, order: [UInt8], section: Int32) {
+    init(placed: ResultID, order: [UInt8], section: Int32) {
         self.placed = placed
         self.section = section
         self.order = order

@@ -219,7 +219,7 @@ struct ResultsIndex: Sendable {
     }
 
     /// Where the entry with `id`, placed at `order`, is: (chunk, offset), or nil when it is not there.
-    private func find(_ order: [UInt8], _ id: PlacedID) -> (Int, Int)? {
+    private func find(_ order: [UInt8], _ id: ResultID) -> (Int, Int)? {
         let words = Self.leadingWords(of: order)
         let chunk = chunkIndex(for: order, words: words)
         if chunk < chunks.count {
@@ -234,7 +234,7 @@ struct ResultsIndex: Sendable {
     }
 
     /// The position of the entry with `id` that was placed at `order`, or nil.
-    mutating func position(of id: PlacedID, order: [UInt8]) -> Int? {
+    mutating func position(of id: ResultID, order: [UInt8]) -> Int? {
         guard let (chunk, offset) = find(order, id) else { return nil }
         refreshStarts()
         return chunkStarts[chunk] + offset
@@ -242,7 +242,7 @@ struct ResultsIndex: Sendable {
 
     /// The section of the entry with `id` placed at `order` and its position, or nil. (Not the entry itself:
     /// copying it would touch its order bytes, a cache miss per changed object in a large index.)
-    mutating func locate(_ id: PlacedID, order: [UInt8]) -> (section: Int32, position: Int)? {
+    mutating func locate(_ id: ResultID, order: [UInt8]) -> (section: Int32, position: Int)? {
         guard let (chunk, offset) = find(order, id) else { return nil }
         refreshStarts()
         return (chunks[chunk].entries[offset].section, chunkStarts[chunk] + offset)
@@ -343,7 +343,7 @@ struct ResultsIndex: Sendable {
 
     /// Gives the entry with `oldID` placed at `order` the ID `newID` and the order bytes `newOrder` in
     /// place (a temporary ID that became permanent); the caller checks that the order is unchanged.
-    mutating func replaceID(_ oldID: PlacedID, order: [UInt8], with newID: PlacedID, newOrder: [UInt8]) -> Bool {
+    mutating func replaceID(_ oldID: ResultID, order: [UInt8], with newID: ResultID, newOrder: [UInt8]) -> Bool {
         guard let (chunk, offset) = find(order, oldID) else { return false }
         chunks[chunk].entries[offset] = ResultsEntry(placed: newID, order: newOrder,
             section: chunks[chunk].entries[offset].section)

@@ -2,7 +2,7 @@
 /// entity, store and temporariness (its ``IDNamespaces`` entry). Sixteen bytes with no reference to count,
 /// where a ``ManagedObjectID`` holds a reference to count — the controller holds one per result, so this
 /// is most of what a million results cost and what every insertion into the index moves.
-struct PlacedID: Hashable, Sendable {
+struct ResultID: Hashable, Sendable {
     /// The ID's ``ManagedObjectID/key``.
     let key: Int64
     /// The ID's namespace in the controller's ``IDNamespaces``.
@@ -18,18 +18,18 @@ struct IDNamespaces: Sendable {
     private var namespaces: [ObjectIDNamespace] = []
 
     /// The compact form of `id`, numbering its namespace the first time one is seen.
-    mutating func placedID(for id: ManagedObjectID) -> PlacedID {
-        if let placed = existingPlacedID(for: id) { return placed }
+    mutating func resultID(for id: ManagedObjectID) -> ResultID {
+        if let placed = existingResultID(for: id) { return placed }
         namespaces.append(id.namespace)
-        return PlacedID(key: id.key, namespace: UInt32(namespaces.count - 1))
+        return ResultID(key: id.key, namespace: UInt32(namespaces.count - 1))
     }
 
     /// The compact form of `id` when its namespace is known (nil means nothing with it was placed).
-    func existingPlacedID(for id: ManagedObjectID) -> PlacedID? {
+    func existingResultID(for id: ManagedObjectID) -> ResultID? {
         // A linear search by identity (namespaces are interned): there are few, and most lookups hit the first.
         // An ID read from text may carry a transient namespace of the same names.
         let number = namespaces.firstIndex { $0 === id.namespace } ?? namespaces.firstIndex { $0.names(id.namespace) }
-        return number.map { PlacedID(key: id.key, namespace: UInt32($0)) }
+        return number.map { ResultID(key: id.key, namespace: UInt32($0)) }
     }
 
     /// The compact form of an ID of `entityName` in `storeIdentifier` (a saved one), numbering the
@@ -42,16 +42,16 @@ struct IDNamespaces: Sendable {
     }
 
     /// The full ID a compact one stands for.
-    func id(for placed: PlacedID) -> ManagedObjectID {
+    func id(for placed: ResultID) -> ManagedObjectID {
         ManagedObjectID(namespace: namespaces[Int(placed.namespace)], key: placed.key)
     }
 
     /// Whether `placed` stands for a temporary ID.
-    func isTemporary(_ placed: PlacedID) -> Bool { namespaces[Int(placed.namespace)].isTemporary }
+    func isTemporary(_ placed: ResultID) -> Bool { namespaces[Int(placed.namespace)].isTemporary }
 
     /// The entity name of the ID `placed` stands for.
-    func entityName(of placed: PlacedID) -> String { namespaces[Int(placed.namespace)].entityName }
+    func entityName(of placed: ResultID) -> String { namespaces[Int(placed.namespace)].entityName }
 
     /// The store identifier of the ID `placed` stands for.
-    func storeIdentifier(of placed: PlacedID) -> String { namespaces[Int(placed.namespace)].storeIdentifier }
+    func storeIdentifier(of placed: ResultID) -> String { namespaces[Int(placed.namespace)].storeIdentifier }
 }

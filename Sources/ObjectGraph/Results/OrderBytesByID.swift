@@ -12,14 +12,14 @@
 /// import fills the list. Split, each step rehashes a 64th of that — provided the shards do not all fill up
 /// at once, which evenly spread keys make them do: so the controller calls ``growOneShardAhead()`` once per
 /// change batch, and shards grow one at a time, before they are full.
-struct PlacedOrders: Sendable {
+struct OrderBytesByID: Sendable {
     private static let shardCount = 64
     private var shards = [Shard](repeating: Shard(), count: shardCount)
 
-    private static func shard(of id: PlacedID) -> Int { Int(truncatingIfNeeded: id.key) & (shardCount - 1) }
+    private static func shard(of id: ResultID) -> Int { Int(truncatingIfNeeded: id.key) & (shardCount - 1) }
 
     /// The order bytes `id` was placed at, or nil when it is not placed.
-    subscript(id: PlacedID) -> [UInt8]? {
+    subscript(id: ResultID) -> [UInt8]? {
         get { shards[Self.shard(of: id)].value(for: id) }
         set {
             if let newValue {
@@ -59,7 +59,7 @@ struct PlacedOrders: Sendable {
     var count: Int { shards.reduce(0) { $0 + $1.count } }
 }
 
-extension PlacedOrders {
+extension OrderBytesByID {
     /// One table: at most three quarters of its slots used, so runs stay short. Its size need not be a power
     /// of two (a key's home is the high half of its hash times the size), so a table reserved for a count
     /// is not up to twice as large as it needs to be.
@@ -79,14 +79,14 @@ extension PlacedOrders {
 
         /// The hash of a key kept in a slot: the one `Dictionary` would use, unseeded.
         private static func hash(_ key: Int64, _ namespace: UInt32) -> UInt64 {
-            UInt64(UInt(bitPattern: PlacedID(key: key, namespace: namespace)._rawHashValue(seed: 0)))
+            UInt64(UInt(bitPattern: ResultID(key: key, namespace: namespace)._rawHashValue(seed: 0)))
         }
 
         /// Where a key with `hash` starts looking, in a table of `size` slots.
         private static func home(_ hash: UInt64, size: Int) -> Int { Int(hash.multipliedFullWidth(by: UInt64(size)).high) }
 
         /// The slot holding `id`, or the empty slot ending its run.
-        private func slot(for id: PlacedID) -> Int {
+        private func slot(for id: ResultID) -> Int {
             slots.withUnsafeBufferPointer { slots in
                 var slot = Self.home(Self.hash(id.key, id.namespace), size: slots.count)
                 while slots[slot].order != nil, slots[slot].key != id.key || slots[slot].namespace != id.namespace {
@@ -96,19 +96,19 @@ extension PlacedOrders {
             }
         }
 
-        func value(for id: PlacedID) -> [UInt8]? {
+        func value(for id: ResultID) -> [UInt8]? {
             guard !slots.isEmpty else { return nil }
             return slots[slot(for: id)].order
         }
 
-        mutating func set(_ order: [UInt8], for id: PlacedID) {
+        mutating func set(_ order: [UInt8], for id: ResultID) {
             if count + 1 > capacity { reserveCapacity(Swift.max(2 * count, 8)) }
             let slot = slot(for: id)
             if slots[slot].order == nil { count += 1 }
             slots[slot] = Slot(key: id.key, namespace: id.namespace, order: order)
         }
 
-        mutating func remove(_ id: PlacedID) {
+        mutating func remove(_ id: ResultID) {
             guard !slots.isEmpty else { return }
             var hole = slot(for: id)
             guard slots[hole].order != nil else { return }
@@ -136,7 +136,7 @@ extension PlacedOrders {
             var old = slots
             slots = [Slot](repeating: Slot(), count: size)
             for index in old.indices where old[index].order != nil {
-                let place = slot(for: PlacedID(key: old[index].key, namespace: old[index].namespace))
+                let place = slot(for: ResultID(key: old[index].key, namespace: old[index].namespace))
                 slots[place].key = old[index].key
                 slots[place].namespace = old[index].namespace
                 swap(&slots[place].order, &old[index].order)
