@@ -53,9 +53,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     var pendingMark: UInt64 = 0
     /// The object's slot in the record ``pendingMark`` names.
     var pendingSlot = 0
-    var insertedFlag = false
-    var deletedFlag = false
-    var faultFlag = false
+    /// Lifecycle state, changed only through the lifecycle calls (``markInserted()``, ``becomeFault(holdingValues:)``…).
+    private(set) var insertedFlag = false
+    private(set) var deletedFlag = false
+    private(set) var faultFlag = false
     /// The values last read from or written to the store (nil for objects never saved).
     var committed: [AttributeValue]?
     /// The row version of `committed`.
@@ -69,7 +70,7 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Relationships changed since the last save, by index.
     var changedRelationships = IndexBits()
     /// Whether a fault already holds its values (from the fetch that made it), so firing it needs no query.
-    var faultHoldsValues = false
+    private(set) var faultHoldsValues = false
     /// Bytes read from external files, by attribute index, with the reference (in ``storage``) they were read
     /// for (see ``ExternalBinaryReference``).
     var externalDataCache = [Int: (reference: AttributeValue, data: Data)]()
@@ -84,9 +85,10 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     @exclusivity(unchecked) var pendingMark: UInt64 = 0
     /// The object's slot in the record ``pendingMark`` names.
     @exclusivity(unchecked) var pendingSlot = 0
-    @exclusivity(unchecked) var insertedFlag = false
-    @exclusivity(unchecked) var deletedFlag = false
-    @exclusivity(unchecked) var faultFlag = false
+    /// Lifecycle state, changed only through the lifecycle calls (``markInserted()``, ``becomeFault(holdingValues:)``…).
+    @exclusivity(unchecked) private(set) var insertedFlag = false
+    @exclusivity(unchecked) private(set) var deletedFlag = false
+    @exclusivity(unchecked) private(set) var faultFlag = false
     /// The values last read from or written to the store (nil for objects never saved).
     @exclusivity(unchecked) var committed: [AttributeValue]?
     /// The row version of `committed`.
@@ -100,13 +102,50 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     /// Relationships changed since the last save, by index.
     @exclusivity(unchecked) var changedRelationships = IndexBits()
     /// Whether a fault already holds its values (from the fetch that made it), so firing it needs no query.
-    @exclusivity(unchecked) var faultHoldsValues = false
+    @exclusivity(unchecked) private(set) var faultHoldsValues = false
     /// Bytes read from external files, by attribute index, with the reference (in ``storage``) they were read
     /// for (see ``ExternalBinaryReference``).
     @exclusivity(unchecked) var externalDataCache = [Int: (reference: AttributeValue, data: Data)]()
     #endif
     /// Whether ``awakeFromInsert()`` has run: it runs once in an object's life.
     var hasAwokenFromInsert = false
+
+    // MARK: Lifecycle (what the context calls)
+
+    /// Inserted into its context: alive, and written as a new row at the next save.
+    func markInserted() {
+        insertedFlag = true
+        deletedFlag = false
+    }
+
+    /// Its insertion reached the store (or the parent context): from now on it has a row.
+    func markSaved() { insertedFlag = false }
+
+    /// Deleted: its row goes at the next save, or is gone already.
+    func markDeleted() { deletedFlag = true }
+
+    /// An inserted object given up before it was saved (a rollback, its deletion, an undone insertion): deleted,
+    /// and never to be written.
+    func markDiscarded() {
+        insertedFlag = false
+        deletedFlag = true
+    }
+
+    /// Its deletion was taken back (a rollback, an undo, a merge policy, a child's later save).
+    func markUndeleted() { deletedFlag = false }
+
+    /// A fault: its values are not handed out until it is fired. With `holdingValues` the fetch that made it
+    /// already gave it its row, so firing it costs no query.
+    func becomeFault(holdingValues: Bool = false) {
+        faultFlag = true
+        faultHoldsValues = holdingValues
+    }
+
+    /// No longer a fault: its values are loaded.
+    func becomeLoaded() {
+        faultFlag = false
+        faultHoldsValues = false
+    }
 
     /// Creates an object of `entity` and, when `context` is given, inserts it there (as Core Data's
     /// `init(entity:insertInto:)`). Every attribute starts with its default value.

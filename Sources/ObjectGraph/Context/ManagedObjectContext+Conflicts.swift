@@ -95,7 +95,7 @@ extension ManagedObjectContext {
         }
         if mergePolicy == .rollback {
             deletedObjectsByIdentity[key] = nil
-            object.deletedFlag = false
+            object.markUndeleted()
             object.changedAttributes = []
             object.discardRelationshipChanges()
             object.adoptStoredValues(row)
@@ -110,7 +110,7 @@ extension ManagedObjectContext {
         let key = ObjectIdentifier(object)
         updatedObjectsByIdentity[key] = nil
         registry[object.objectID] = nil
-        object.deletedFlag = true
+        object.markDeleted()
         pending.note(object, .deleted)
     }
 
@@ -118,7 +118,7 @@ extension ManagedObjectContext {
     private func reinsert(_ object: ManagedObject) {
         let key = ObjectIdentifier(object)
         updatedObjectsByIdentity[key] = nil
-        object.insertedFlag = true
+        object.markInserted()
         insertedObjectsByIdentity[key] = object
     }
 

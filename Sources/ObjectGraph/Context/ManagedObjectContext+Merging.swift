@@ -81,7 +81,7 @@ extension ManagedObjectContext {
                 let key = ObjectIdentifier(object)
                 updatedObjectsByIdentity[key] = nil
                 deletedObjectsByIdentity[key] = nil
-                object.deletedFlag = true
+                object.markDeleted()
                 pending.note(object, .deleted)
             }
         }
@@ -116,8 +116,8 @@ extension ManagedObjectContext {
         let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
         object.objectID = id
         object.managedObjectContext = self
-        object.faultFlag = true
-        object.deletedFlag = true
+        object.becomeFault()
+        object.markDeleted()
         return object
     }
 

@@ -43,7 +43,7 @@ extension ManagedObjectContext {
         try outcome.get()
 
         // The parent took everything: the changes count as saved here (objects keep their IDs).
-        for object in inserted { object.insertedFlag = false }
+        for object in inserted { object.markSaved() }
         // (The rows were made from these objects, in this order.)
         for (object, row) in zip(inserted + updated, rows) {
             object.committed = row.values
@@ -154,7 +154,7 @@ extension ManagedObjectContext {
         if object.deletedFlag { undoWillChange(object) }
         let key = ObjectIdentifier(object)
         guard object.deletedFlag, deletedObjectsByIdentity.removeValue(forKey: key) != nil else { return false }
-        object.deletedFlag = false
+        object.markUndeleted()
         registry[object.objectID] = object
         pending.note(object, .inserted)
         return true

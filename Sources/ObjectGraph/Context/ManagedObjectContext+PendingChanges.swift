@@ -165,8 +165,7 @@ extension ManagedObjectContext {
         checkQueue("rollback()")
         for object in insertedObjectsByIdentity.values {
             registry[object.objectID] = nil
-            object.insertedFlag = false
-            object.deletedFlag = true
+            object.markDiscarded()
             pending.note(object, .deleted)
         }
         for object in updatedObjectsByIdentity.values where !object.deletedFlag {
@@ -175,7 +174,7 @@ extension ManagedObjectContext {
             pending.note(object, .refreshed)
         }
         for object in deletedObjectsByIdentity.values {
-            object.deletedFlag = false
+            object.markUndeleted()
             if let committed = object.committed { object.storage = committed }
             object.discardRelationshipChanges()
             pending.note(object, .inserted)
@@ -194,9 +193,9 @@ extension ManagedObjectContext {
     /// object stays a fault — its values read as the defaults meanwhile, and the next access tries again — and
     /// the error is kept in ``lastFaultError``. It is never taken for a deletion.
     func fulfillFault(_ object: ManagedObject) {
-        object.faultFlag = false
-        if object.faultHoldsValues {
-            object.faultHoldsValues = false
+        let holdsValues = object.faultHoldsValues
+        object.becomeLoaded()
+        if holdsValues {
             object.awakeFromFetch()
             return
         }
@@ -204,12 +203,12 @@ extension ManagedObjectContext {
         do {
             read = try objectSource().rows(for: [object.objectID], entity: object.entity).first
         } catch {
-            object.faultFlag = true
+            object.becomeFault()
             lastFaultError = error
             return
         }
         guard let row = read else {
-            object.deletedFlag = true
+            object.markDeleted()
             return
         }
         object.storage = row.values
@@ -230,11 +229,8 @@ extension ManagedObjectContext {
         guard asFault || !withValues else { return registerFetched(object, row) }
         object.identity = row.objectID
         object.managedObjectContext = self
-        object.faultFlag = true
-        if withValues {
-            object.adoptRow(row)
-            object.faultHoldsValues = true
-        }
+        if withValues { object.adoptRow(row) }
+        object.becomeFault(holdingValues: withValues)
         registry[row.objectID] = object
         return object
     }
@@ -254,8 +250,7 @@ extension ManagedObjectContext {
     /// in-memory state.
     private func loaded(_ existing: ManagedObject, from row: borrowing RowSnapshot) -> ManagedObject {
         if existing.faultFlag {
-            existing.faultFlag = false
-            existing.faultHoldsValues = false
+            existing.becomeLoaded()
             existing.adoptRow(row)
             existing.awakeFromFetch()
         }

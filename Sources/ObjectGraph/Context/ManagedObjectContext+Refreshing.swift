@@ -22,7 +22,7 @@ extension ManagedObjectContext {
             object.discardRelationshipChanges()
             object.storage = object.entity.defaultValues
             object.externalDataCache = [:]
-            object.faultFlag = true
+            object.becomeFault()
             object.didTurnIntoFault()
         }
         pending.note(object, .refreshed)
@@ -52,7 +52,6 @@ extension ManagedObject {
         pruneExternalDataCache()
         rowVersion = row.version
         adoptStoredRelationships(row)
-        faultFlag = false
-        faultHoldsValues = false
+        becomeLoaded()
     }
 }

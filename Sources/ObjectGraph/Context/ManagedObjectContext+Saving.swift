@@ -97,7 +97,7 @@ extension ManagedObjectContext {
             registry[object.objectID] = nil
             object.objectID = permanent
             registry[permanent] = object
-            object.insertedFlag = false
+            object.markSaved()
             object.changedAttributes = []
             let external = result.externalValues.isEmpty ? nil : result.externalValues[permanent]
             let values = object.adoptExternalReferences(external, saved: insert.values)

@@ -153,14 +153,13 @@ extension ManagedObjectContext {
             && registry[object.objectID] === object
         if record.lifecycle.exists {
             if hasRow {
-                object.deletedFlag = false
+                object.markUndeleted()
                 deletedObjectsByIdentity[key] = nil
             } else {
                 // Saved once, and the row is gone (the deletion was saved): it comes back as a new object.
                 if !object.insertedFlag, object.committed != nil { makeNewObject(object) }
                 object.managedObjectContext = self
-                object.insertedFlag = true
-                object.deletedFlag = false
+                object.markInserted()
                 registry[object.objectID] = object
                 insertedObjectsByIdentity[key] = object
                 updatedObjectsByIdentity[key] = nil
@@ -170,15 +169,14 @@ extension ManagedObjectContext {
         } else {
             updatedObjectsByIdentity[key] = nil
             if hasRow {
-                object.deletedFlag = true
+                object.markDeleted()
                 deletedObjectsByIdentity[key] = object
             } else if object.managedObjectContext === self {
                 if object.insertedFlag, registry[object.objectID] === object {
                     registry[object.objectID] = nil
                 }
                 insertedObjectsByIdentity[key] = nil
-                object.insertedFlag = false
-                object.deletedFlag = true
+                object.markDiscarded()
             }
             if wasAlive { pending.note(object, .deleted) }
         }
@@ -198,8 +196,7 @@ extension ManagedObjectContext {
         object.rowVersion = 0
         object.storedToOne = Array(repeating: nil, count: object.entity.relationships.count)
         object.storedToMany = [:]
-        object.faultFlag = false
-        object.faultHoldsValues = false
+        object.becomeLoaded()
         object.changedAttributes = IndexBits(object.entity.attributes.indices.filter { index in
             !object.entity.attributes[index].isTransient
                 && !object.storage[index].isIdentical(to: object.entity.attributes[index].defaultValue)

@@ -265,8 +265,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         guard !object.insertedFlag else { return }
         undoWillChange(object)
         object.managedObjectContext = self
-        object.insertedFlag = true
-        object.deletedFlag = false
+        object.markInserted()
         registry[object.objectID] = object
         insertedObjectsByIdentity[ObjectIdentifier(object)] = object
         pending.note(object, .inserted)
@@ -287,18 +286,18 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         guard !object.deletedFlag else { return }
         undoWillChange(object)
         object.prepareForDeletion()
-        object.deletedFlag = true
+        object.markDeleted()
         propagateDeletion(of: object)
         let key = ObjectIdentifier(object)
         updatedObjectsByIdentity[key] = nil
         if object.insertedFlag {
             insertedObjectsByIdentity[key] = nil
             registry[object.objectID] = nil
-            object.insertedFlag = false
+            object.markDiscarded()
         } else {
             deletedObjectsByIdentity[key] = object
         }
-        object.deletedFlag = true
+        object.markDeleted()
         pending.note(object, .deleted)
         scheduleProcessing()
     }
@@ -336,7 +335,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         let object = entity.managedObjectClass.init(entity: entity, insertInto: nil)
         object.objectID = objectID
         object.managedObjectContext = self
-        object.faultFlag = true
+        object.becomeFault()
         registry[objectID] = object
         return object
     }

@@ -127,8 +127,7 @@ extension ManagedObjectContext {
             let defaults = object.entity.defaultValues
             object.storage = defaults
             object.committed = defaults
-            object.faultHoldsValues = false
-            object.faultFlag = true
+            object.becomeFault()
             object.didTurnIntoFault()
         }
     }
