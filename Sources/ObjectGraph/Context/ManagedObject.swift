@@ -147,6 +147,19 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         faultHoldsValues = false
     }
 
+    /// Its values were written (to the store, or pushed to the parent context) as `values`: they are its saved
+    /// values now, with no attribute changed since; `version` is the row's new version, when the store gave one.
+    func markValuesSaved(_ values: [AttributeValue], version: Int64? = nil) {
+        changedAttributes = []
+        committed = values
+        if let version { rowVersion = version }
+    }
+
+    /// Puts its values back to the saved ones (a rollback); an object never saved keeps its values.
+    func revertToSavedValues() {
+        if let committed { storage = committed }
+    }
+
     /// Creates an object of `entity` and, when `context` is given, inserts it there (as Core Data's
     /// `init(entity:insertInto:)`). Every attribute starts with its default value.
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {

@@ -46,8 +46,7 @@ extension ManagedObjectContext {
         for object in inserted { object.markSaved() }
         // (The rows were made from these objects, in this order.)
         for (object, row) in zip(inserted + updated, rows) {
-            object.committed = row.values
-            object.changedAttributes = []
+            object.markValuesSaved(row.values)
         }
         for object in deleted { registry[object.objectID] = nil }
         insertedObjectsByIdentity.removeAll()

@@ -169,13 +169,13 @@ extension ManagedObjectContext {
             pending.note(object, .deleted)
         }
         for object in updatedObjectsByIdentity.values where !object.deletedFlag {
-            if let committed = object.committed { object.storage = committed }
+            object.revertToSavedValues()
             object.discardRelationshipChanges()
             pending.note(object, .refreshed)
         }
         for object in deletedObjectsByIdentity.values {
             object.markUndeleted()
-            if let committed = object.committed { object.storage = committed }
+            object.revertToSavedValues()
             object.discardRelationshipChanges()
             pending.note(object, .inserted)
         }

@@ -98,20 +98,16 @@ extension ManagedObjectContext {
             object.objectID = permanent
             registry[permanent] = object
             object.markSaved()
-            object.changedAttributes = []
             let external = result.externalValues.isEmpty ? nil : result.externalValues[permanent]
             let values = object.adoptExternalReferences(external, saved: insert.values)
-            object.committed = values
-            object.rowVersion = result.versions[permanent] ?? 1
+            object.markValuesSaved(values, version: result.versions[permanent] ?? 1)
             saved.append((object, values))
         }
         let insertedCount = saved.count
         for (object, update) in zip(updated, request.updates) {
-            object.changedAttributes = []
             let external = result.externalValues.isEmpty ? nil : result.externalValues[object.objectID]
             let values = object.adoptExternalReferences(external, saved: update.values)
-            object.committed = values
-            object.rowVersion = result.versions[object.objectID] ?? object.rowVersion + 1
+            object.markValuesSaved(values, version: result.versions[object.objectID] ?? object.rowVersion + 1)
             saved.append((object, values))
         }
         var deletedIDs: Set<ManagedObjectID> = []
