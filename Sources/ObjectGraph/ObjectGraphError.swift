@@ -110,6 +110,12 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
     /// The store's server refused a statement (`reason` is its message, never a password). Nothing of the failed
     /// operation was kept.
     case storeFailed(store: String, reason: String)
+    /// Attribute `attribute` of `entity` names value transformer `name`, and none is registered under it (see
+    /// ``ValueTransformers/register(_:forName:)``). Nothing was read or changed.
+    case valueTransformerNotFound(name: String, entity: String, attribute: String)
+    /// The value of attribute `attribute` of `entity` could not be transformed (`reason`: which way, and the
+    /// transformer's or the archive's own words). Nothing was changed.
+    case valueTransformFailed(entity: String, attribute: String, reason: String)
 
     public var description: String {
         switch self {
@@ -179,6 +185,11 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
         case let .storeUnavailable(store, reason):
             "The store \(store) is unavailable: \(reason). Nothing of the failed operation was kept; try again."
         case let .storeFailed(store, reason): "The store \(store) refused the operation: \(reason). Nothing of it was kept."
+        case let .valueTransformerNotFound(name, entity, attribute):
+            "\(entity).\(attribute) uses value transformer '\(name)', and none is registered under that name "
+                + "(ValueTransformers.register(_:forName:))."
+        case let .valueTransformFailed(entity, attribute, reason):
+            "The value of \(entity).\(attribute) could not be transformed: \(reason)."
         }
     }
 }
