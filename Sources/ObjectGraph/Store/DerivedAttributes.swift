@@ -3,8 +3,8 @@ import SQLiteStorage
 
 /// A derived attribute's derivation (Core Data's `NSDerivedAttributeDescription`), parsed from the model's
 /// `derivationExpression`: what Core Data supports — a key path (the entity's own attribute or a to-one
-/// relationship's), `lowercase:`, `uppercase:` or `canonical:` of one, `@count` of a to-many relationship,
-/// `@sum` of an attribute across one, and `now()`.
+/// relationship's), `lowercase:`, `uppercase:` or `canonical:` of one, `@count` of a to-many relationship
+/// (one-to-many or many-to-many), `@sum` of an attribute across one, and `now()`.
 enum Derivation: Equatable, Sendable {
     /// A string function applied to a key path's value.
     enum Function: String, Sendable {
@@ -156,13 +156,18 @@ struct DerivedAttributeTriggers {
             return plan
         case .count(let name), .sum(let name, _):
             guard let relationship = entity.relationship(named: name), relationship.isToMany,
-                let inverseName = relationship.inverseName,
-                let destination = model.entity(named: relationship.destinationEntityName),
+                let destination = model.entity(named: relationship.destinationEntityName)
+            else { return nil }
+            guard let inverseName = relationship.inverseName,
                 let inverseIndex = destination.relationships.firstIndex(where: { $0.name == inverseName }),
                 !destination.relationships[inverseIndex].isToMany,
                 let destinationLayout = layouts[destination.name],
                 let key = destinationLayout.foreignKeys.first(where: { $0.relationshipIndex == inverseIndex })
-            else { return nil }  // (Many-to-many counts are not kept yet.)
+            else {
+                // Many-to-many (or no inverse): the members are the join table's rows.
+                return joinTablePlan(plan, entity: entity, relationship: relationship, destination: destination,
+                    derivation: derivation)
+            }
             let destinationTable = destinationLayout.tableName
             let children = "FROM \(destinationTable) D WHERE D.\(key.name) = \(table).Z_PK AND \(entityTest(destination, "D"))"
             var watched = [key.name]
@@ -185,6 +190,54 @@ struct DerivedAttributeTriggers {
             for role in ["PARAMETER_INSERT", "PARAMETER_UPDATE", "PARAMETER_DELETE"] { plan.onTable[role] = destinationTable }
             return plan
         }
+    }
+
+    /// How a `@count` or `@sum` over a relationship kept in a join table (many-to-many, or without an inverse) is
+    /// kept: the value counts (or sums the destination's attribute over) the join rows of the owner, and triggers on
+    /// the join table — and, for a sum, on the summed column — recompute the owners those rows name.
+    private func joinTablePlan(
+        _ start: Plan, entity: EntityDescription, relationship: RelationshipDescription, destination: EntityDescription,
+        derivation: Derivation
+    ) -> Plan? {
+        guard let join = JoinTable.tables(for: model)["\(entity.name).\(relationship.name)"] else { return nil }
+        var plan = start
+        let table = plan.table
+        let update = { (rows: String) in "UPDATE \(table) SET \(plan.column) = \(plan.value) WHERE \(rows);" }
+        // Members are joined with the destination's table: a relationship without an inverse keeps join rows of
+        // destinations deleted since (Core Data's dangling references), which the graph does not show.
+        guard let destinationLayout = layouts[destination.name] else { return nil }
+        let destinationTable = destinationLayout.tableName
+        let members = "FROM \(join.name) J JOIN \(destinationTable) D ON D.Z_PK = J.\(join.otherColumn) "
+            + "WHERE J.\(join.ownColumn) = \(table).Z_PK"
+        var summedColumn: String?
+        if case .sum(_, let attributeName) = derivation {
+            guard let column = destinationLayout.column(forKey: attributeName) else { return nil }
+            summedColumn = column
+            plan.value = "(SELECT IFNULL(SUM(D.\(column)), 0) \(members))"
+        } else {
+            plan.value = "(SELECT COUNT(*) \(members))"
+        }
+        let owners = { (row: String) in "Z_PK = \(row).\(join.ownColumn) AND \(self.entityTest(entity, table))" }
+        plan.triggers["SOURCE_INSERT"] = "AFTER INSERT ON \(table) WHEN \(entityTest(entity, "NEW")) BEGIN "
+            + update("Z_PK = NEW.Z_PK") + " END"
+        plan.triggers["PARAMETER_INSERT"] = "AFTER INSERT ON \(join.name) BEGIN " + update(owners("NEW")) + " END"
+        plan.triggers["PARAMETER_UPDATE"] = "AFTER UPDATE OF \(join.ownColumn), \(join.otherColumn) ON \(join.name) "
+            + "BEGIN " + update(owners("NEW")) + " " + update(owners("OLD")) + " END"
+        plan.triggers["PARAMETER_DELETE"] = "AFTER DELETE ON \(join.name) BEGIN " + update(owners("OLD")) + " END"
+        for role in ["PARAMETER_INSERT", "PARAMETER_UPDATE", "PARAMETER_DELETE"] { plan.onTable[role] = join.name }
+        // The owners of a destination row: its summed value changed, or it was deleted.
+        let ownersOf = { (row: String) in
+            "Z_PK IN (SELECT J.\(join.ownColumn) FROM \(join.name) J WHERE J.\(join.otherColumn) = \(row).Z_PK) "
+                + "AND \(self.entityTest(entity, table))"
+        }
+        plan.triggers["DESTINATION_DELETE"] = "AFTER DELETE ON \(destinationTable) BEGIN " + update(ownersOf("OLD")) + " END"
+        plan.onTable["DESTINATION_DELETE"] = destinationTable
+        if let summedColumn {
+            plan.triggers["SUMMED_UPDATE"] = "AFTER UPDATE OF \(summedColumn) ON \(destinationTable) BEGIN "
+                + update(ownersOf("NEW")) + " END"
+            plan.onTable["SUMMED_UPDATE"] = destinationTable
+        }
+        return plan
     }
 
     /// Drops every `Z_DA_` trigger (an ObjectGraph store about to be migrated: its tables are rebuilt; the
