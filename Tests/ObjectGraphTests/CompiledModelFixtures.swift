@@ -36,7 +36,12 @@ enum CompiledModelFixtures {
                 if attribute.allowsExternalBinaryDataStorage {
                     fields.append(("NSAllowsExternalBinaryDataStorage", .boolean(true)))
                 }
-                if let value = defaultValue(attribute.defaultValue) { fields.append(("NSDefaultValue", archive.add(value))) }
+                if case .decimal(let number) = attribute.defaultValue {
+                    fields.append(("NSDefaultValue", archive.object("NSDecimalNumber", chain: ["NSNumber", "NSValue"],
+                        fields: ArchivedDecimal.fields(number))))
+                } else if let value = defaultValue(attribute.defaultValue) {
+                    fields.append(("NSDefaultValue", archive.add(value)))
+                }
                 if let name = attribute.renamingIdentifier { fields.append(("NSRenamingIdentifier", archive.add(.string(name)))) }
                 if let name = attribute.valueTransformerName {
                     fields.append(("NSValueTransformerName", archive.add(.string(name))))

@@ -65,6 +65,18 @@ import TestSupport
         }
     }
 
+    /// Decimal defaults are archived as `NSDecimalNumber` objects (mantissa words, exponent, sign) and read back
+    /// exactly.
+    @Test(arguments: ["0", "1.5", "-42.125", "12345678901234567890.5", "0.00000000000000000001", "-7", "1000"])
+    func decimalDefaultsRoundTrip(_ text: String) throws {
+        let value = try #require(Decimal(string: text))
+        let model = try ManagedObjectModel(entities: [EntityDescription(name: "Price", attributes: [
+            AttributeDescription(name: "amount", type: .decimal, defaultValue: .decimal(value)),
+        ])])
+        let loaded = try ManagedObjectModel.load(compiled: CompiledModelFixtures.mom(model), source: "Price.mom")
+        #expect(loaded.entity(named: "Price")?.attribute(named: "amount")?.defaultValue == .decimal(value))
+    }
+
     @Test func aMomdCarriesCoreDatasHashesIntoTheModelAndTheStore() throws {
         let directory = TemporaryDirectory()
         let source = try ModelBundle(contentsOf: MigrationFixtures.library)

@@ -193,6 +193,11 @@ struct CompiledModelDecoder {
         case (.double, .real(let number)), (.float, .real(let number)): return .double(number)
         case (.decimal, .integer(let number)): return .decimal(Decimal(number))
         case (.decimal, .real(let number)): return .decimal(Decimal(number))
+        case (.decimal, .dictionary):
+            guard let object = archive.object(value), let number = ArchivedDecimal.decimal(object, in: archive) else {
+                return .null
+            }
+            return .decimal(number)
         case (.boolean, .boolean(let flag)): return .boolean(flag)
         case (.boolean, .integer(let number)): return .boolean(number != 0)
         case (.date, .date(let date)): return .date(date)
