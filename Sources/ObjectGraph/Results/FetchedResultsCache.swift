@@ -73,9 +73,11 @@ struct FetchedResultsCache: Sendable {
         }
     }
 
-    /// A store's identity and its files' sizes and modification times; nil for a store without a file.
+    /// A store's identity and its files' sizes and modification times; nil for a store without a file (in
+    /// memory, or on a server such as PostgreSQL, whose contents other machines change without touching any file
+    /// here: its results are never cached).
     private static func stamp(of store: PersistentStore) -> String? {
-        guard let url = store.url else { return nil }
+        guard let url = store.url, url.isFileURL else { return nil }
         let files = [url.path, url.path + "-wal"]
         let parts = files.map { path -> String in
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return "-" }

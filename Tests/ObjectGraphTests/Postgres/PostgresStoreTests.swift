@@ -223,6 +223,40 @@ struct PostgresStoreTests {
         }
     }
 
+    /// A section cache cannot tell whether a server's contents changed (other machines write without touching
+    /// any file here), so a controller on a PostgreSQL store never takes its results from one: a new launch
+    /// after another client's commit shows that commit.
+    @Test func aControllerWithACacheNameAlwaysReadsTheServer() throws {
+        let database = try PostgresTestDatabase()
+        let model = try Self.valuesModel()
+        let directory = TemporaryDirectory()
+        let request = FetchRequest<ManagedObject>(entityName: "Item", sortCriteria: [SortCriterion("text")])
+        func launch() throws -> (count: Int, fromCache: Bool) {
+            let context = Self.context(try database.coordinator(model: model))
+            return try context.performAndWait {
+                let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context,
+                    sectionNameKeyPath: nil, cacheName: "items")
+                controller.cacheDirectory = directory.url
+                try controller.performFetch()
+                controller.writeCache()
+                return (controller.numberOfFetchedObjects, controller.resultsCameFromCache)
+            }
+        }
+        let writer = Self.context(try database.coordinator(model: model))
+        try writer.performAndWait {
+            _ = try writer.insertNewObject(forEntityName: "Item")
+            try writer.save()
+        }
+        #expect(try launch() == (1, false))
+        try writer.performAndWait {
+            _ = try writer.insertNewObject(forEntityName: "Item")
+            try writer.save()
+        }
+        let second = try launch()
+        #expect(second.count == 2, "another client's commit shows at the next launch")
+        #expect(!second.fromCache)
+    }
+
     @Test func aSaveOnAKilledConnectionFailsThenTheNextOneSucceeds() throws {
         let database = try PostgresTestDatabase()
         let model = try Self.valuesModel()
