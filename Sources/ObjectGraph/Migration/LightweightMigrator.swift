@@ -74,7 +74,11 @@ public struct LightweightMigrator: Sendable {
                 // again from the migrated rows, in this transaction; another framework's store gets none.
                 try TextSearchIndex.dropAll(connection)
                 if metadata.writer == .objectGraph { try DerivedAttributeTriggers.dropAll(connection) }
+                // (Each step an equal part of the progress someone follows, if anyone does.)
+                let steps = Progress.current() != nil ? Progress(totalUnitCount: Int64(mappings.count)) : nil
                 for mapping in mappings {
+                    steps?.becomeCurrent(withPendingUnitCount: 1)
+                    defer { steps?.resignCurrent() }
                     var executor = MigrationExecutor(mapping: mapping, connection: connection)
                     try executor.run()
                 }

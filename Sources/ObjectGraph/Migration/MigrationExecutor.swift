@@ -1,3 +1,4 @@
+import Foundation
 import SQLiteStorage
 
 /// Carries out one ``MigrationMapping`` as SQL on a connection whose transaction the caller holds: no object
@@ -57,11 +58,25 @@ struct MigrationExecutor {
             }
             try connection.execute("ALTER TABLE \(table) RENAME TO _OLD_\(table)")
         }
-        // Create and fill the destination's new tables.
-        for root in roots where !keptTables.contains(root.tableName) {
+        // Create and fill the destination's new tables (each weighed by its source rows when someone follows
+        // the progress).
+        let filled = roots.filter { !keptTables.contains($0.tableName) }
+        let weights = try filled.map { root throws(SQLiteError) -> Int64 in
+            guard Progress.current() != nil, let fill = fillStatement(root, destinationLayouts[root.name]) else { return 1 }
+            return max(1, try connection.rows("SELECT count(*) FROM \(fill.sourceTable)").first.flatMap { row -> Int64? in
+                if case .integer(let count)? = row.first { return count }
+                return nil
+            } ?? 1)
+        }
+        let overall = Progress.current() != nil ? Progress(totalUnitCount: weights.reduce(0, +)) : nil
+        for (root, weight) in zip(filled, weights) {
             guard let layout = destinationLayouts[root.name] else { continue }
             try connection.execute(layout.createTableSQL)
-            if let fill = fillStatement(root, layout) { try connection.prepare(fill.sql).run(fill.values) }
+            guard let fill = fillStatement(root, layout) else { continue }
+            overall?.becomeCurrent(withPendingUnitCount: weight)
+            defer { overall?.resignCurrent() }
+            try KeyRangeFill.run(connection, sql: fill.sql, values: fill.values, sourceTable: fill.sourceTable,
+                keyColumn: "old.Z_PK", hasWhere: fill.hasWhere)
         }
         for (key, table) in joins where !keptTables.contains(table.name) {
             try connection.execute(table.createTableSQL)
@@ -76,16 +91,19 @@ struct MigrationExecutor {
     // MARK: Root tables
 
     /// The `INSERT … SELECT` that fills the new table of `root` from its source table; nil for a new entity.
-    private func fillStatement(_ root: EntityDescription, _ layout: TableLayout) -> (sql: String, values: [SQLiteValue])? {
-        guard let sourceName = mapping.entitySource[root.name], let sourceRoot = source.entity(named: sourceName),
+    private func fillStatement(_ root: EntityDescription, _ layout: TableLayout?)
+        -> (sql: String, values: [SQLiteValue], sourceTable: String, hasWhere: Bool)?
+    {
+        guard let layout, let sourceName = mapping.entitySource[root.name], let sourceRoot = source.entity(named: sourceName),
             let sourceLayout = sourceLayouts[sourceRoot.name], let table = current[sourceLayout.tableName]
         else { return nil }
         let (expressions, values) = columnExpressions(root, layout)
         let names = ["Z_PK", "Z_ENT", "Z_OPT"] + layout.tableColumns.map(\.name)
         var sql = "INSERT INTO \(layout.tableName) (" + names.joined(separator: ", ") + ") SELECT old.Z_PK, old.Z_ENT, "
             + "old.Z_OPT" + expressions.map { ", " + $0 }.joined() + " FROM \(table) AS old"
-        if let kept = keptEntityNumbers(root) { sql += " WHERE old.Z_ENT IN (\(kept))" }
-        return (sql, values)
+        let kept = keptEntityNumbers(root)
+        if let kept { sql += " WHERE old.Z_ENT IN (\(kept))" }
+        return (sql, values, table, kept != nil)
     }
 
     /// The numbers of the source hierarchy's entities that the destination keeps, as an SQL list; nil when

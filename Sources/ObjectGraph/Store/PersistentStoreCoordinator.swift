@@ -77,6 +77,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     ///   - url: the store file for `.sqlite` and `.atomic`; created (with its folder) unless the store is read-only.
     ///   - options: read-only and SQLite pragmas.
     /// - Returns: the added store.
+    ///
+    /// Opening an SQLite file may take long: a lightweight migration copies every table, and a text search index
+    /// the model asks for is built over every row. Both report through Foundation's `Progress`: make a progress
+    /// current on the calling thread (`progress.becomeCurrent(withPendingUnitCount:)`) around this call, and its
+    /// `fractionCompleted` follows the work range by range (`people` shows it while its store opens).
+    ///
     /// - Throws: ``ObjectGraphError/unknownConfiguration(_:)``, ``ObjectGraphError/storeAlreadyAdded(path:)``,
     ///   ``ObjectGraphError/invalidStoreOption(name:reason:)``, or an error opening the store.
     @discardableResult
@@ -106,8 +112,20 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                     throw .notAnObjectGraphStore(path: url.path, reason: "its folder cannot be created (\(error))")
                 }
             }
-            try migrateIfNeeded(storeAt: url, options: options)
-            let backend = try SQLiteStore(path: url.path, model: managedObjectModel, options: options)
+            // Opening may migrate the file and build text indexes: followed through the caller's current
+            // `Progress`, if any, half each (a part with nothing to do counts as done).
+            let opening = Progress.current() != nil ? Progress(totalUnitCount: 2) : nil
+            opening?.becomeCurrent(withPendingUnitCount: 1)
+            do {
+                defer { opening?.resignCurrent() }
+                try migrateIfNeeded(storeAt: url, options: options)
+            }
+            opening?.becomeCurrent(withPendingUnitCount: 1)
+            let backend: SQLiteStore
+            do {
+                defer { opening?.resignCurrent() }
+                backend = try SQLiteStore(path: url.path, model: managedObjectModel, options: options)
+            }
             let metadata = backend.metadata ?? StoreMetadata(storeType: type.rawValue, storeUUID: backend.identifier,
                 entityVersionHashes: managedObjectModel.entityVersionHashes)
             store = PersistentStore(type: type, url: url, identifier: backend.identifier, metadata: metadata,

@@ -1,3 +1,4 @@
+import Foundation
 import SQLiteStorage
 
 /// The text search index of one root table: an FTS5 table with the trigram tokenizer over the case- and
@@ -229,10 +230,15 @@ struct TextSearchIndex: Sendable, Equatable {
             try connection.execute("DROP TABLE \(SQLiteConnection.quoteIdentifier(table))")
         }
         var built: [String] = []
-        for index in expected where !intact.contains(index.name) {
+        let missing = expected.filter { !intact.contains($0.name) }
+        // (Each index one unit of the progress someone follows, if anyone does: its table filled range by range.)
+        let overall = Progress.current() != nil && !missing.isEmpty ? Progress(totalUnitCount: Int64(missing.count)) : nil
+        for index in missing {
             try connection.execute(index.createSQL)
             try connection.execute(index.createPendingSQL)
-            try connection.execute(index.fillSQL)
+            overall?.becomeCurrent(withPendingUnitCount: 1)
+            defer { overall?.resignCurrent() }
+            try KeyRangeFill.run(connection, sql: index.fillSQL, sourceTable: index.table, keyColumn: "Z_PK", hasWhere: false)
             for trigger in index.triggers { try connection.execute(trigger.sql) }
             built.append(index.name)
         }
