@@ -43,15 +43,30 @@ public final class PeopleStack: Sendable {
     }
 
     /// Opens (creating if needed) the store at `storeURL` with `model`.
-    public init(storeURL: URL, model: ManagedObjectModel, kind: Kind = .default) throws(ObjectGraphError) {
-        self.kind = kind
-        self.storeURL = storeURL
-        coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+    public convenience init(storeURL: URL, model: ManagedObjectModel, kind: Kind = .default) throws(ObjectGraphError) {
+        try self.init(coordinator: Self.openCoordinator(storeURL: storeURL, model: model), storeURL: storeURL, kind: kind)
+    }
+
+    /// A coordinator with the store at `storeURL` added (created if needed, migrated if it was written with an
+    /// older model version, its text index built if the model asks for a new one): the slow part of opening,
+    /// safe to run on any thread, and followed through the calling thread's current `Progress`, if any.
+    public static func openCoordinator(storeURL: URL, model: ManagedObjectModel) throws(ObjectGraphError)
+        -> PersistentStoreCoordinator
+    {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         // A file is an SQLite store; a postgresql:// URL a database that other `people` share, live.
         let type: PersistentStoreType = storeURL.isFileURL ? .sqlite : .postgreSQL
         if type == .postgreSQL { PostgresStore.register() }
         try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: storeURL,
             options: Self.storeOptions)
+        return coordinator
+    }
+
+    /// The stack over `coordinator`, whose store at `storeURL` is added (see ``openCoordinator(storeURL:model:)``).
+    public init(coordinator: PersistentStoreCoordinator, storeURL: URL, kind: Kind = .default) {
+        self.kind = kind
+        self.storeURL = storeURL
+        self.coordinator = coordinator
         viewContext = ManagedObjectContext(concurrencyType: .mainQueue)
         viewContext.name = "view"
         viewContext.transactionAuthor = Self.transactionAuthor

@@ -29,12 +29,13 @@ public enum PeopleTerminal {
         storeURL: URL, stack kind: PeopleStack.Kind = .default, options: PeopleApp.Options,
         crashAfterLaunch: String? = nil
     ) -> Never {
-        let stack: PeopleStack
+        // The screen first, then the store: opening may migrate a large file or build its search index, and
+        // the screen says how far it got meanwhile.
+        let model: ManagedObjectModel
         do {
-            stack = try PeopleStack(storeURL: storeURL, kind: kind)
-            try stack.seedIfEmpty()
+            model = try PeopleModel.loadModel()
         } catch {
-            fail("people: cannot open the store at \(PeopleStack.displayName(of: storeURL)): \(error)")
+            fail("people: cannot load the model: \(error)")
         }
         // The run loop handles these itself (below), so ncurses must not install its own handlers
         // (it does so at start-up only for signals still at their default action).
@@ -46,6 +47,64 @@ public enum PeopleTerminal {
             fail("people: cannot use this terminal: \(error)")
         }
         activeScreen = screen
+        let opening = StoreOpening(storeURL: storeURL, model: model)
+        let storeName = PeopleStack.displayName(of: storeURL)
+        var openingSources: [any DispatchSourceProtocol] = []
+        let kind = kind, options = options
+        // A termination signal while the store opens restores the terminal and ends the process (a migration's
+        // transaction is rolled back by SQLite: the file stays as it was).
+        for signal in terminationSignals {
+            let source = DispatchSource.makeSignalSource(signal: signal, queue: .main)
+            source.setEventHandler { @Sendable in
+                MainActor.assumeIsolated { () -> Void in
+                    activeScreen?.close()
+                    for other in terminationSignals { Foundation.signal(other, SIG_DFL) }
+                    SignalTermination.end(by: signal)
+                }
+            }
+            openingSources.append(source)
+        }
+        let resize = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .main)
+        resize.setEventHandler { @Sendable in
+            MainActor.assumeIsolated { activeScreen?.handleWindowSizeChange() }
+        }
+        openingSources.append(resize)
+        let ticker = DispatchSource.makeTimerSource(queue: .main)
+        ticker.schedule(deadline: .now(), repeating: .milliseconds(50))
+        ticker.setEventHandler { @Sendable in
+            MainActor.assumeIsolated {
+                guard let screen = activeScreen else { return }
+                _ = screen.readEvents()  // (keys typed while opening are dropped; the size is read fresh)
+                guard let result = opening.result else {
+                    // (A store that opens at once shows no opening frame.)
+                    guard -opening.started.timeIntervalSinceNow > 0.15 else { return }
+                    screen.present(StoreOpening.frame(size: screen.size, storeName: storeName,
+                        fraction: opening.progress.fractionCompleted, seconds: -opening.started.timeIntervalSinceNow))
+                    return
+                }
+                for source in sources { source.cancel() }
+                sources = []
+                let stack: PeopleStack
+                do {
+                    stack = PeopleStack(coordinator: try result.get(), storeURL: storeURL, kind: kind)
+                    try stack.seedIfEmpty()
+                } catch {
+                    screen.close()
+                    fail("people: cannot open the store at \(storeName): \(error)")
+                }
+                start(stack: stack, screen: screen, options: options, crashAfterLaunch: crashAfterLaunch)
+            }
+        }
+        openingSources.append(ticker)
+        sources = openingSources
+        for source in sources { source.resume() }
+        dispatchMain()
+    }
+
+    /// Shows the list of the opened `stack` and handles input, resizes, ticks and termination signals from now on.
+    private static func start(
+        stack: PeopleStack, screen: CursesScreen, options: PeopleApp.Options, crashAfterLaunch: String?
+    ) {
         let app = PeopleApp(stack: stack, screen: screen, timeSource: SystemTimeSource(), options: options)
         do {
             try app.start()
@@ -84,7 +143,6 @@ public enum PeopleTerminal {
         sources = all
         for source in sources { source.resume() }
         if let crashAfterLaunch { crash(crashAfterLaunch) }
-        dispatchMain()
     }
 
     /// Keeps the dispatch sources alive for the life of the process.

@@ -32,26 +32,43 @@ import TestSupport
 
         // Nobody follows: one statement, no ranges.
         var reported: [(Int64, Int64)] = []
-        try KeyRangeFill.run(connection, sql: sql, sourceTable: "SRC", keyColumn: "old.Z_PK", hasWhere: true) {
-            reported.append(($0, $1))
-        }
+        try KeyRangeFill.run(connection, sql: sql, sourceTable: "SRC", keyColumn: "old.Z_PK", hasWhere: true,
+            progress: nil) { reported.append(($0, $1)) }
         #expect(reported.isEmpty)
         #expect(try connection.rows("SELECT Z_PK, V FROM DEST ORDER BY Z_PK") == expected)
 
         // Followed: ranges, each reported, ending at the table's size; the same rows.
         try connection.execute("DELETE FROM DEST")
-        let progress = Progress(totalUnitCount: 1)
-        progress.becomeCurrent(withPendingUnitCount: 1)
-        try KeyRangeFill.run(connection, sql: sql, sourceTable: "SRC", keyColumn: "old.Z_PK", hasWhere: true) {
-            reported.append(($0, $1))
-        }
-        progress.resignCurrent()
+        let progress = Progress(totalUnitCount: StoreOpeningProgress.units)
+        try KeyRangeFill.run(connection, sql: sql, sourceTable: "SRC", keyColumn: "old.Z_PK", hasWhere: true,
+            progress: StoreOpeningProgress(progress)) { reported.append(($0, $1)) }
         #expect(try connection.rows("SELECT Z_PK, V FROM DEST ORDER BY Z_PK") == expected)
         let ranges = max(1, min(KeyRangeFill.maximumRanges, Int64(count) / KeyRangeFill.minimumRowsPerRange))
         #expect(reported.count == Int(ranges))
         #expect(zip(reported, reported.dropFirst()).allSatisfy { $0.0 <= $1.0 })
         #expect(reported.last.map { $0.0 == Int64(count) && $0.1 == Int64(count) } == true)
         #expect(progress.fractionCompleted == 1)
+    }
+
+    /// Slices report into the one progress in proportion to their weights, nested as the work is split, and the
+    /// count never goes back.
+    @Test func slicesReportTheirShareOfTheWhole() throws {
+        let progress = Progress(totalUnitCount: StoreOpeningProgress.units)
+        let whole = StoreOpeningProgress(progress)
+        let halves = whole.slices([1, 1])
+        StoreOpeningProgress.run(halves[0]) {
+            let tables = StoreOpeningProgress.split([1, 3])
+            tables[1]?.report(0.5)  // (1 + 1.5) / 4 of the first half
+            #expect(progress.completedUnitCount == 3_125)
+            tables[0]?.report(1)  // an earlier table reporting late moves nothing back
+            #expect(progress.completedUnitCount == 3_125)
+        }
+        #expect(progress.completedUnitCount == 5_000, "a step is done when it returns")
+        halves[1].report(0.1)
+        #expect(progress.completedUnitCount == 5_500)
+        whole.report(1)
+        #expect(progress.fractionCompleted == 1)
+        #expect(StoreOpeningProgress.split([1, 2]).allSatisfy { $0 == nil }, "nobody follows outside a run")
     }
 
     static let version1 = """
@@ -82,10 +99,14 @@ import TestSupport
                 try context.save()
             }
         }
+        // (The model is loaded first: Foundation's file reading makes progress objects of its own, which would
+        // take the pending units.)
+        let model = try ModelBundle(contentsOf: bundle).currentModel()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         let progress = Progress(totalUnitCount: 10)
         #expect(progress.fractionCompleted == 0)
         progress.becomeCurrent(withPendingUnitCount: 10)
-        let coordinator = try MigrationFixtures.open(url, bundle: bundle)
+        try coordinator.addPersistentStore(ofType: .sqlite, configurationName: nil, at: url, options: PersistentStoreOptions())
         progress.resignCurrent()
         #expect(progress.fractionCompleted == 1)
         // Every note came through, and the new index answers.

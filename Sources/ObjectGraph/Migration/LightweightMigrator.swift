@@ -75,18 +75,23 @@ public struct LightweightMigrator: Sendable {
                 try TextSearchIndex.dropAll(connection)
                 if metadata.writer == .objectGraph { try DerivedAttributeTriggers.dropAll(connection) }
                 // (Each step an equal part of the progress someone follows, if anyone does.)
-                let steps = Progress.current() != nil ? Progress(totalUnitCount: Int64(mappings.count)) : nil
-                for mapping in mappings {
-                    steps?.becomeCurrent(withPendingUnitCount: 1)
-                    defer { steps?.resignCurrent() }
+                // (The text indexes are built again over every row after the steps: the longest part of a
+                // migration of a store that has them, weighed so.)
+                let textIndexes = metadata.writer == .objectGraph
+                    ? TextSearchIndex.expected(model: last.destination, layouts: TableLayout.layouts(for: last.destination))
+                    : []
+                let parts = StoreOpeningProgress.split(mappings.map { _ in 1 } + [1, textIndexes.isEmpty ? 0 : 4])
+                for (mapping, step) in zip(mappings, parts) {
                     var executor = MigrationExecutor(mapping: mapping, connection: connection)
-                    try executor.run()
+                    try StoreOpeningProgress.run(step) { () throws(SQLiteError) in try executor.run() }
                 }
-                try reconcileIndexes(connection, model: last.destination, plan: plan)
+                try StoreOpeningProgress.run(parts[mappings.count]) { () throws in
+                    try reconcileIndexes(connection, model: last.destination, plan: plan)
+                }
                 if metadata.writer == .objectGraph {
-                    let destination = last.destination
-                    try TextSearchIndex.reconcile(connection, expected: TextSearchIndex.expected(
-                        model: destination, layouts: TableLayout.layouts(for: destination)))
+                    try StoreOpeningProgress.run(parts[mappings.count + 1]) { () throws(SQLiteError) in
+                        _ = try TextSearchIndex.reconcile(connection, expected: textIndexes)
+                    }
                 }
                 var updated = metadata
                 updated.entityVersionHashes = destination.entityVersionHashes

@@ -62,21 +62,22 @@ struct MigrationExecutor {
         // the progress).
         let filled = roots.filter { !keptTables.contains($0.tableName) }
         let weights = try filled.map { root throws(SQLiteError) -> Int64 in
-            guard Progress.current() != nil, let fill = fillStatement(root, destinationLayouts[root.name]) else { return 1 }
+            guard StoreOpeningProgress.current != nil, let fill = fillStatement(root, destinationLayouts[root.name]) else { return 1 }
             return max(1, try connection.rows("SELECT count(*) FROM \(fill.sourceTable)").first.flatMap { row -> Int64? in
                 if case .integer(let count)? = row.first { return count }
                 return nil
             } ?? 1)
         }
-        let overall = Progress.current() != nil ? Progress(totalUnitCount: weights.reduce(0, +)) : nil
-        for (root, weight) in zip(filled, weights) {
+        let parts = StoreOpeningProgress.split(weights)
+        for (root, part) in zip(filled, parts) {
             guard let layout = destinationLayouts[root.name] else { continue }
             try connection.execute(layout.createTableSQL)
-            guard let fill = fillStatement(root, layout) else { continue }
-            overall?.becomeCurrent(withPendingUnitCount: weight)
-            defer { overall?.resignCurrent() }
+            guard let fill = fillStatement(root, layout) else {
+                part?.report(1)
+                continue
+            }
             try KeyRangeFill.run(connection, sql: fill.sql, values: fill.values, sourceTable: fill.sourceTable,
-                keyColumn: "old.Z_PK", hasWhere: fill.hasWhere)
+                keyColumn: "old.Z_PK", hasWhere: fill.hasWhere, progress: part)
         }
         for (key, table) in joins where !keptTables.contains(table.name) {
             try connection.execute(table.createTableSQL)

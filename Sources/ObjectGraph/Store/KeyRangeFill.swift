@@ -3,10 +3,9 @@ import SQLiteStorage
 
 /// Runs an `INSERT … SELECT` that copies a whole table — a migration filling a table from its old one, a text
 /// index built for every row — in ranges of the source's primary keys when someone follows the work through
-/// Foundation's `Progress` (a current progress on the calling thread, as around
-/// ``PersistentStoreCoordinator/addPersistentStore(ofType:configurationName:at:options:)``), so that a million
-/// rows report their progress range by range. Each range is one statement inside the caller's transaction: the
-/// result is the same rows as one statement gives. Without a current progress it runs as one statement.
+/// Foundation's `Progress` (see ``StoreOpeningProgress``), so that a million rows report their progress range by
+/// range. Each range is one statement inside the caller's transaction: the result is the same rows as one
+/// statement gives. Without a progress it runs as one statement.
 enum KeyRangeFill {
     /// At most this many ranges (about one per percent).
     static let maximumRanges: Int64 = 100
@@ -16,12 +15,13 @@ enum KeyRangeFill {
     /// Runs `sql` (binding `values`), whose rows come from `sourceTable` under the key expression `keyColumn`
     /// (`old.Z_PK`, `Z_PK`); `hasWhere` says whether the statement already has a `WHERE` clause.
     ///
-    /// `range` is told each range's rows done so far and the total (for tests).
+    /// `progress` is told the fraction of the rows done after each range; `range` the rows done and the total
+    /// (for tests).
     static func run(
         _ connection: SQLiteConnection, sql: String, values: [SQLiteValue] = [], sourceTable: String,
-        keyColumn: String, hasWhere: Bool, range: (Int64, Int64) -> Void = { _, _ in }
+        keyColumn: String, hasWhere: Bool, progress: StoreOpeningProgress?, range: (Int64, Int64) -> Void = { _, _ in }
     ) throws(SQLiteError) {
-        guard Progress.current() != nil else {
+        guard let progress else {
             try connection.prepare(sql).run(values)
             return
         }
@@ -32,7 +32,6 @@ enum KeyRangeFill {
             try connection.prepare(sql).run(values)
             return
         }
-        let progress = Progress(totalUnitCount: count)
         let ranges = max(1, min(maximumRanges, count / minimumRowsPerRange))
         // Keys split evenly between the lowest and the highest (the last range takes what the division leaves).
         let span = high - low + 1
@@ -44,7 +43,7 @@ enum KeyRangeFill {
             try statement.run(values + [.integer(start), .integer(end)])
             // (Rows done measured by keys passed: the statement may leave some rows out, and keys are dense.)
             let done = number == ranges ? count : min(count, count * (end - low + 1) / span)
-            progress.completedUnitCount = done
+            progress.report(Double(done) / Double(count))
             range(done, count)
             start = end + 1
         }

@@ -89,6 +89,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     public func addPersistentStore(
         ofType type: PersistentStoreType, configurationName: String?, at url: URL?, options: PersistentStoreOptions
     ) throws(ObjectGraphError) -> PersistentStore {
+        // Taken first, before any Foundation call that makes a progress of its own could take the caller's
+        // pending units: opening may migrate the file and build text indexes, half each (a part with nothing to
+        // do counts as done at once).
+        let openingProgress = Progress.current() != nil ? Progress(totalUnitCount: StoreOpeningProgress.units) : nil
+        let opening = openingProgress.map(StoreOpeningProgress.init)
+        defer { opening?.report(1) }
         let entityNames = try entityNames(ofConfiguration: configurationName)
         let store: PersistentStore
         switch type {
@@ -112,19 +118,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                     throw .notAnObjectGraphStore(path: url.path, reason: "its folder cannot be created (\(error))")
                 }
             }
-            // Opening may migrate the file and build text indexes: followed through the caller's current
-            // `Progress`, if any, half each (a part with nothing to do counts as done).
-            let opening = Progress.current() != nil ? Progress(totalUnitCount: 2) : nil
-            opening?.becomeCurrent(withPendingUnitCount: 1)
-            do {
-                defer { opening?.resignCurrent() }
+            let parts = opening?.slices([1, 1])
+            try StoreOpeningProgress.run(parts?[0]) { () throws(ObjectGraphError) in
                 try migrateIfNeeded(storeAt: url, options: options)
             }
-            opening?.becomeCurrent(withPendingUnitCount: 1)
-            let backend: SQLiteStore
-            do {
-                defer { opening?.resignCurrent() }
-                backend = try SQLiteStore(path: url.path, model: managedObjectModel, options: options)
+            let backend = try StoreOpeningProgress.run(parts?[1]) { () throws(ObjectGraphError) in
+                try SQLiteStore(path: url.path, model: managedObjectModel, options: options)
             }
             let metadata = backend.metadata ?? StoreMetadata(storeType: type.rawValue, storeUUID: backend.identifier,
                 entityVersionHashes: managedObjectModel.entityVersionHashes)

@@ -231,14 +231,13 @@ struct TextSearchIndex: Sendable, Equatable {
         }
         var built: [String] = []
         let missing = expected.filter { !intact.contains($0.name) }
-        // (Each index one unit of the progress someone follows, if anyone does: its table filled range by range.)
-        let overall = Progress.current() != nil && !missing.isEmpty ? Progress(totalUnitCount: Int64(missing.count)) : nil
-        for index in missing {
+        // (Each index an equal part of the progress someone follows, if anyone does: its table filled range by range.)
+        let parts = missing.isEmpty ? [] : StoreOpeningProgress.split(missing.map { _ in 1 })
+        for (index, part) in zip(missing, parts) {
             try connection.execute(index.createSQL)
             try connection.execute(index.createPendingSQL)
-            overall?.becomeCurrent(withPendingUnitCount: 1)
-            defer { overall?.resignCurrent() }
-            try KeyRangeFill.run(connection, sql: index.fillSQL, sourceTable: index.table, keyColumn: "Z_PK", hasWhere: false)
+            try KeyRangeFill.run(connection, sql: index.fillSQL, sourceTable: index.table, keyColumn: "Z_PK",
+                hasWhere: false, progress: part)
             for trigger in index.triggers { try connection.execute(trigger.sql) }
             built.append(index.name)
         }
