@@ -48,7 +48,8 @@ public final class PeopleStack: Sendable {
     }
 
     /// A coordinator with the store at `storeURL` added (created if needed, migrated if it was written with an
-    /// older model version, its text index built if the model asks for a new one): the slow part of opening,
+    /// older model version, its text index built if the model asks for a new one, people another program wrote
+    /// given their sections: see ``SectionOrderRepair``): the slow part of opening,
     /// safe to run on any thread, and followed through the calling thread's current `Progress`, if any.
     public static func openCoordinator(storeURL: URL, model: ManagedObjectModel) throws(ObjectGraphError)
         -> PersistentStoreCoordinator
@@ -59,6 +60,7 @@ public final class PeopleStack: Sendable {
         if type == .postgreSQL { PostgresStore.register() }
         try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: storeURL,
             options: Self.storeOptions)
+        try SectionOrderRepair.run(coordinator)
         return coordinator
     }
 

@@ -147,3 +147,36 @@ import TerminalTableView
         return failure
     }
 }
+
+/// People another program wrote (`objectgraph import`, a batch insert) keep the model's default section position,
+/// 27 (`#`); opening the store gives each the section of its last name, as the app would have, and leaves the
+/// others alone.
+@Suite @MainActor struct SectionOrderRepairTests {
+    @Test func peopleWrittenElsewhereGetTheirSectionsWhenTheStoreOpens() throws {
+        let store = TemporaryStore()
+        do {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: try PeopleModel.loadModel())
+            try coordinator.addPersistentStore(ofType: .sqlite, configurationName: nil, at: store.url,
+                options: PersistentStoreOptions())
+            // As another program writes them: no section position.
+            _ = try coordinator.execute(BatchInsertRequest(entityName: PeopleModel.entityName, objects: [
+                ["firstName": .string("Ann"), "lastName": .string("Zola")],
+                ["firstName": .string("Øyvind"), "lastName": .string("Østby")],
+                ["firstName": .string("Ada"), "lastName": .string("abbott")],
+                ["firstName": .string("Kei"), "lastName": .string("12 Monkeys")],
+                ["firstName": .string("Li"), "lastName": .string("李")],
+            ]))
+        }
+        let stack = try PeopleStack(storeURL: store.url)
+        let people = try stack.viewContext.fetch(FetchRequest<Person>(entityName: PeopleModel.entityName,
+            sortCriteria: [SortCriterion("firstName")]))
+        let sections = Dictionary(uniqueKeysWithValues: people.map { ($0.firstName, $0.sectionTitle) })
+        #expect(sections == ["Ann": "Z", "Øyvind": "O", "Ada": "A", "Kei": "#", "Li": "#"])
+        // Each as the app itself would place it.
+        for person in people {
+            #expect(person.sectionTitle == StringFolding.initial(person.lastName), "\(person.firstName)")
+        }
+        // Nothing left to move: a second opening moves no one.
+        #expect(try SectionOrderRepair.run(stack.coordinator) == 0)
+    }
+}
