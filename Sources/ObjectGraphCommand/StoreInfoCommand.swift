@@ -13,13 +13,13 @@ struct StoreInfoCommand: ParsableCommand {
             the exit status is 1. A store Core Data wrote carries Apple's version hashes, which ObjectGraph \
             cannot compute: it matches when its tables and columns are the model's, and the report says so \
             (or names the first table or column that differs). Rows are counted per entity, not including sub-entities' rows. Hashes \
-            are printed in hexadecimal.
+            are printed in hexadecimal. A PostgreSQL store (--store postgresql://…) is described the same way, \
+            its metadata read from its Z_METADATA table.
             """)
 
     @OptionGroup var storeOptions: StoreOptions
 
     func run() throws {
-        try storeOptions.requireFile(for: "store-info")
         let model = try storeOptions.loadModel()
         let report = try StoreInspector.inspect(storeURL: storeOptions.storeURL, model: model,
             modelPath: storeOptions.model)

@@ -1,5 +1,6 @@
 import Foundation
 import ObjectGraph
+import ObjectGraphPostgres
 
 /// What `store-info` reports about a store and a model.
 struct StoreReport {
@@ -90,14 +91,16 @@ enum StoreInspector {
     static func inspect(storeURL: URL, model: ManagedObjectModel, modelPath: String) throws(CommandFailure)
         -> StoreReport
     {
-        guard FileManager.default.fileExists(atPath: storeURL.path) else {
+        let isServer = !storeURL.isFileURL
+        let storeName = isServer ? StoreURL.redacted(storeURL) : storeURL.path
+        guard isServer || FileManager.default.fileExists(atPath: storeURL.path) else {
             throw CommandFailure("cannot read the store \(storeURL.path): no such file")
         }
         let metadata: StoreMetadata
         do {
-            metadata = try StoreFileType.metadata(at: storeURL)
+            metadata = isServer ? try PostgresStore.metadata(at: storeURL) : try StoreFileType.metadata(at: storeURL)
         } catch {
-            throw CommandFailure("cannot read the store \(storeURL.path): \(error)")
+            throw CommandFailure("cannot read the store \(storeName): \(error)")
         }
         let modelHashes = model.entityVersionHashes
         var matches = model.isConfiguration(compatibleWithVersionHashes: metadata.entityVersionHashes)
@@ -126,11 +129,11 @@ enum StoreInspector {
         } else {
             countProblem = "the store does not match the model"
         }
-        return StoreReport(storePath: storeURL.path, metadata: metadata,
+        return StoreReport(storePath: storeName, metadata: metadata,
             storeVersionName: versionName(of: metadata, modelPath: modelPath), modelPath: modelPath,
             modelVersionHash: model.versionHash, matches: matches, compatibility: compatibility, entities: entities,
             countProblem: countProblem,
-            externalData: PersistentStoreCoordinator.externalBinaryDataUsage(ofStoreAt: storeURL))
+            externalData: isServer ? nil : PersistentStoreCoordinator.externalBinaryDataUsage(ofStoreAt: storeURL))
     }
 
     /// The model version that wrote the store: the metadata's, or the last version of the bundle at

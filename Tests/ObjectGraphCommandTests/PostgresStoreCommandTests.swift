@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// `objectgraph` commands on a PostgreSQL database (`--store postgresql://…`): import, query, batch update and
-/// delete, export; store-file commands refuse clearly; a password never reaches the output. Needs
+/// delete, export, store-info; store-file commands (backup) refuse clearly; a password never reaches the output. Needs
 /// `OBJECTGRAPH_TEST_POSTGRES` (see `.ci/postgres.sh`) and `psql` to make a database of the test's own.
 @Suite("objectgraph on PostgreSQL")
 struct PostgresStoreCommandTests {
@@ -51,9 +51,16 @@ struct PostgresStoreCommandTests {
             "--format", "csv"])
         #expect(exported.contains("Big"))
 
-        let info = try ObjectGraphTool.run(["store-info", "--model", model, "--store", store])
-        #expect(info.status != 0)
-        #expect(info.standardError.contains("not supported"), "stderr: \(info.standardError)")
+        // store-info reads the database's metadata and counts its rows, as for a file.
+        let info = try ObjectGraphTool.succeed(["store-info", "--model", model, "--store", store])
+        #expect(info.contains("Store type:          PostgreSQL"), "\(info)")
+        #expect(info.contains("Matches the model:   yes"), "\(info)")
+        #expect(info.split(separator: "\n").contains { $0.hasPrefix("Shelf") && $0.split(separator: " ")[1] == "2" },
+            "two shelves: \(info)")
+        // backup still needs a file, and says so.
+        let backup = try ObjectGraphTool.run(["backup", "--model", model, "--store", store, "--to", folder.url.path + "/copy.sqlite"])
+        #expect(backup.status != 0)
+        #expect(backup.standardError.contains("not supported"), "stderr: \(backup.standardError)")
     }
 
     @Test func aPasswordInTheURIIsNeverPrinted() throws {
