@@ -69,6 +69,12 @@ extension PostgresStore {
     /// Reads `Z_CHANGES` after ``lastTransaction`` on `connection`, applies other clients' commits to the replica,
     /// and returns them in commit order. Call holding ``lock``.
     func applyNewCommits(on connection: PostgresConnection) throws(ObjectGraphError) -> [RemoteCommit] {
+        // Transactions this client had not seen were purged: what they changed is no longer in the log, so every
+        // row is read again, and the difference reported as one commit.
+        if try purgedThrough(on: connection) > lastTransaction {
+            let changes = try reloadAllReportingChanges(on: connection)
+            return changes.inserted.isEmpty && changes.updated.isEmpty && changes.deleted.isEmpty ? [] : [changes]
+        }
         let rows = try connection.execute(
             #"SELECT "Z_TXID", "Z_CLIENT", "Z_PROCESS", "Z_AUTHOR", "Z_CONTEXT", "Z_INSERTED", "Z_UPDATED", "#
                 + #""Z_DELETED", "Z_LISTS" FROM "Z_CHANGES" WHERE "Z_TXID" > $1 ORDER BY "Z_TXID""#,
@@ -122,8 +128,7 @@ extension PostgresStore {
     func catchUpBeforeReading() {
         lock.withLock {
             guard writer.isConnected, !needsReload,
-                let newest = try? writer.execute(#"SELECT coalesce(max("Z_TXID"), 0) FROM "Z_CHANGES""#),
-                let number = newest.first?[0].flatMap({ $0 }).flatMap({ Int64($0) }), number > lastTransaction,
+                let number = try? newestTransaction(on: writer), number > lastTransaction,
                 let commits = try? applyNewCommits(on: writer)
             else { return }
             publish(commits)

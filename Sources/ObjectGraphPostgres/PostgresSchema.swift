@@ -51,6 +51,10 @@ struct PostgresSchema {
                 + #""Z_PROCESS" text, "Z_AUTHOR" text, "Z_CONTEXT" text, "Z_TIME" timestamptz NOT NULL DEFAULT now(), "#
                 + #""Z_INSERTED" text[] NOT NULL, "Z_UPDATED" text[] NOT NULL, "Z_DELETED" text[] NOT NULL, "#
                 + #""Z_LISTS" text[] NOT NULL)"#,
+            // The newest transaction number a history purge removed (one row, once there was a purge): a client
+            // that had not seen the purged transactions reads everything again.
+            #"CREATE TABLE IF NOT EXISTS "Z_PURGED" ("Z_ONE" integer PRIMARY KEY CHECK ("Z_ONE" = 1), "#
+                + #""Z_THROUGH" bigint NOT NULL)"#,
         ]
         for entity in model.entities where !entity.isAbstract {
             var columns = [#""Z_PK" bigint PRIMARY KEY"#, #""Z_ENT" integer NOT NULL"#, #""Z_OPT" bigint NOT NULL"#]

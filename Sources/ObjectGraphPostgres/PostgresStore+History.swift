@@ -8,7 +8,17 @@ extension PostgresStore: PersistentHistoryStore {
     public func historyTransactions(after transactionNumber: Int64, checkingPurges: Bool) throws(ObjectGraphError)
         -> [PersistentHistoryTransaction]
     {
-        try history(#"WHERE "Z_TXID" > $1"#, [String(transactionNumber)])
+        if checkingPurges {
+            let purged = try withLock { () throws(ObjectGraphError) -> Int64 in
+                try writer.ensureConnected()
+                return try purgedThrough(on: writer)
+            }
+            if purged > transactionNumber {
+                throw .historyTokenExpired(store: identifier, transactionNumber: transactionNumber,
+                    oldestAvailable: purged + 1)
+            }
+        }
+        return try history(#"WHERE "Z_TXID" > $1"#, [String(transactionNumber)])
     }
 
     public func historyTransactions(after date: Date) throws(ObjectGraphError) -> [PersistentHistoryTransaction] {
@@ -18,14 +28,61 @@ extension PostgresStore: PersistentHistoryStore {
     public func newestHistoryTransactionNumber() throws(ObjectGraphError) -> Int64 {
         try withLock { () throws(ObjectGraphError) -> Int64 in
             try writer.ensureConnected()
-            let rows = try writer.execute(#"SELECT coalesce(max("Z_TXID"), 0) FROM "Z_CHANGES""#)
-            return rows.first?[0].flatMap { $0 }.flatMap { Int64($0) } ?? 0
+            return try newestTransaction(on: writer)
         }
     }
 
-    /// Refused: other clients catch up from `Z_CHANGES` after a dropped connection, so it is kept whole.
+    /// Deletes the `Z_CHANGES` rows numbered `transactionNumber` and below (or committed before `date`), in one
+    /// transaction, and records how far the purge went in `Z_PURGED`: a token from before it then fails with
+    /// ``ObjectGraphError/historyTokenExpired(store:transactionNumber:oldestAvailable:)``, and a client that had
+    /// not yet seen the purged transactions (its connection was down) reads every row again instead of missing
+    /// them, and reports what changed as one commit. Numbers are never reused.
+    ///
+    /// - Returns: how many transactions were deleted.
     public func deleteHistory(through transactionNumber: Int64?, before date: Date?) throws(ObjectGraphError) -> Int {
-        throw .unsupportedStoreOperation("the history of a PostgreSQL store (Z_CHANGES) is not purged yet")
+        guard !isReadOnly else { throw .readOnlyStore(store: displayName) }
+        return try withLock { () throws(ObjectGraphError) -> Int in
+            try writer.ensureConnected()
+            try writer.execute("BEGIN")
+            do throws(ObjectGraphError) {
+                // (Purges one at a time, like commits: the recorded bound only grows.)
+                try writer.execute("SELECT pg_advisory_xact_lock(7301002)")
+                var last = min(transactionNumber ?? Int64.max, try newestTransaction(on: writer))
+                if let date {
+                    let found = try writer.execute(#"SELECT max("Z_TXID") FROM "Z_CHANGES" WHERE "Z_TIME" < "#
+                        + #"to_timestamp($1::double precision)"#, ["\(date.timeIntervalSince1970)"])
+                    guard let number = found.first?[0].flatMap({ $0 }).flatMap({ Int64($0) }) else {
+                        try writer.execute("COMMIT")
+                        return 0
+                    }
+                    last = min(last, number)
+                }
+                let deleted = try writer.executeCount(#"DELETE FROM "Z_CHANGES" WHERE "Z_TXID" <= $1"#, [String(last)])
+                if last > 0 {
+                    try writer.execute(#"INSERT INTO "Z_PURGED" ("Z_ONE", "Z_THROUGH") VALUES (1, $1) ON CONFLICT ("Z_ONE") "#
+                        + #"DO UPDATE SET "Z_THROUGH" = greatest("Z_PURGED"."Z_THROUGH", EXCLUDED."Z_THROUGH")"#, [String(last)])
+                }
+                try writer.execute("COMMIT")
+                return deleted
+            } catch {
+                _ = try? writer.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    /// The newest transaction number handed out: the newest `Z_CHANGES` row's, or the purge's bound when the log
+    /// was purged to its end. Call holding ``lock``.
+    func newestTransaction(on connection: PostgresConnection) throws(ObjectGraphError) -> Int64 {
+        let rows = try connection.execute(#"SELECT greatest(coalesce(max("Z_TXID"), 0), "#
+            + #"coalesce((SELECT "Z_THROUGH" FROM "Z_PURGED"), 0)) FROM "Z_CHANGES""#)
+        return rows.first?[0].flatMap { $0 }.flatMap { Int64($0) } ?? 0
+    }
+
+    /// The newest transaction number a purge removed (0 when the log was never purged).
+    func purgedThrough(on connection: PostgresConnection) throws(ObjectGraphError) -> Int64 {
+        let rows = try connection.execute(#"SELECT coalesce((SELECT "Z_THROUGH" FROM "Z_PURGED"), 0)"#)
+        return rows.first?[0].flatMap { $0 }.flatMap { Int64($0) } ?? 0
     }
 
     /// The `Z_CHANGES` rows `condition` selects, oldest first, as history transactions.

@@ -74,20 +74,34 @@ extension PostgresStore {
     /// Reads every row and list from one consistent snapshot of the server into the replica. Call holding ``lock``.
     func reloadAll() throws(ObjectGraphError) {
         try writer.ensureConnected()
-        try writer.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        _ = try reload(on: writer)
+    }
+
+    /// ``reloadAll()`` on `connection`, returning what the replica's contents changed as one commit (after a
+    /// history purge took transactions this client had not seen). Call holding ``lock``.
+    func reloadAllReportingChanges(on connection: PostgresConnection) throws(ObjectGraphError) -> RemoteCommit {
+        let difference = try reload(on: connection)
+        return RemoteCommit(inserted: difference.inserted,
+            updated: Dictionary(difference.updated.map { ($0, []) }) { first, _ in first }, deleted: difference.deleted,
+            transactionNumber: lastTransaction)
+    }
+
+    private func reload(on connection: PostgresConnection) throws(ObjectGraphError) -> StoreReplica.Difference {
+        try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         do throws(ObjectGraphError) {
-            let newest = try writer.execute(#"SELECT coalesce(max("Z_TXID"), 0) FROM "Z_CHANGES""#)
+            let newest = try newestTransaction(on: connection)
             var rows: [RowSnapshot] = []
             for entity in model.entities where !entity.isAbstract {
-                rows += try loadRows(of: entity, keys: nil)
+                rows += try loadRows(of: entity, keys: nil, on: connection)
             }
-            let lists = try loadLists(keys: nil)
-            try writer.execute("COMMIT")
-            replicaStorage.replaceAll(rows: rows, lists: lists.compactMapValues { $0 })
-            lastTransaction = newest.first?[0].flatMap { $0 }.flatMap { Int64($0) } ?? 0
+            let lists = try loadLists(keys: nil, on: connection)
+            try connection.execute("COMMIT")
+            let difference = replicaStorage.replaceAllReportingDifference(rows: rows, lists: lists.compactMapValues { $0 })
+            lastTransaction = newest
             needsReload = false
+            return difference
         } catch {
-            _ = try? writer.execute("ROLLBACK")
+            _ = try? connection.execute("ROLLBACK")
             throw error
         }
     }

@@ -85,6 +85,51 @@ public final class StoreReplica: Sendable {
     /// The members of one relationship list of the copy (nil when it has none).
     public func relationshipList(forKey key: String) -> [ManagedObjectID]? { memory.state.withLock { $0.joins[key] } }
 
+    /// What a ``replaceAll(rows:lists:)`` changed: rows that came and went, and rows whose version or whose
+    /// relationship lists changed.
+    public struct Difference: Sendable {
+        /// Rows the copy did not hold.
+        public var inserted: [ManagedObjectID] = []
+        /// Rows held at another version, or whose relationship lists changed.
+        public var updated: [ManagedObjectID] = []
+        /// Rows the copy held and no longer holds.
+        public var deleted: [ManagedObjectID] = []
+        /// Whether nothing changed.
+        public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+    }
+
+    /// Replaces everything the copy holds (as ``replaceAll(rows:lists:)``) and returns what that changed.
+    @discardableResult
+    public func replaceAllReportingDifference(rows: [RowSnapshot], lists: [String: [ManagedObjectID]]) -> Difference {
+        let (oldRows, oldLists) = memory.state.withLock { ($0.rows, $0.joins) }
+        var before: [ManagedObjectID: Int64] = [:]
+        for (_, byKey) in oldRows {
+            for (key, row) in byKey { before[objectID(entityName: row.entityName, primaryKey: key)] = row.version }
+        }
+        var difference = Difference()
+        var changed: Set<ManagedObjectID> = []
+        for row in rows {
+            guard let version = before.removeValue(forKey: row.objectID) else {
+                difference.inserted.append(row.objectID)
+                continue
+            }
+            if version != row.version { changed.insert(row.objectID) }
+        }
+        difference.deleted = Array(before.keys)
+        // A list that changed changes its owner (`Entity.relationship#key`, and its `#order` twin).
+        let deleted = Set(difference.deleted), inserted = Set(difference.inserted)
+        for key in Set(oldLists.keys).union(lists.keys) where oldLists[key] != lists[key] {
+            guard let dot = key.firstIndex(of: "."), let hash = key.firstIndex(of: "#"), dot < hash,
+                let primaryKey = Int64(key[key.index(after: hash)...].prefix { $0 != "#" })
+            else { continue }
+            let owner = objectID(entityName: String(key[..<dot]), primaryKey: primaryKey)
+            if !deleted.contains(owner), !inserted.contains(owner) { changed.insert(owner) }
+        }
+        difference.updated = Array(changed)
+        replaceAll(rows: rows, lists: lists)
+        return difference
+    }
+
     /// Replaces everything the copy holds: `rows`, relationship `lists` by key, and the key counters.
     public func replaceAll(rows: [RowSnapshot], lists: [String: [ManagedObjectID]]) {
         var state = InMemoryStore.State()
