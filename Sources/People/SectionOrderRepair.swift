@@ -4,9 +4,10 @@ import ObjectGraph
 /// Gives people written by other programs their section: the app stores each person's section position
 /// (`sectionOrder`, A → 1 … Z → 26) when it saves them, but another program — `objectgraph import` into the app's
 /// store, a script on PostgreSQL — leaves the model's default, 27 (`#`), so every such person would sit under `#`.
-/// At each opening, people still at 27 whose last name starts with a letter (as ``Person`` folds it) are moved to
-/// that letter's section: one batch update per letter, recorded as `people`'s, and nothing at all when no one is
-/// at 27 (the position is indexed, so asking costs one index lookup).
+/// At each opening, the distinct last names still at 27 are read (the position is indexed: people who belong under
+/// `#` are the only ones usually there), and only the letters some of them start with (as ``Person`` folds them)
+/// get a batch update, recorded as `people`'s. A store with nothing to move is not written to at all, so its
+/// section cache stays valid.
 enum SectionOrderRepair {
     /// Repairs the people of the store `coordinator` holds; returns how many were moved.
     @discardableResult
@@ -23,19 +24,23 @@ enum SectionOrderRepair {
             }
         }
         let unplaced = try predicate("%K == 27", PeopleModel.sectionOrderKey)
-        let letters = try "abcdefghijklmnopqrstuvwxyz".map { letter throws(ObjectGraphError) in
-            try predicate("%K == 27 AND lastName BEGINSWITH[cd] %@", PeopleModel.sectionOrderKey, String(letter))
-        }
         let outcome: Result<Int, ObjectGraphError> = context.performAndWait {
             Result { () throws(ObjectGraphError) -> Int in
-                var anyone = FetchRequest<ManagedObject>(entityName: PeopleModel.entityName, predicate: unplaced)
-                anyone.fetchLimit = 1
-                guard try !context.fetchObjectIDs(anyone).isEmpty else { return 0 }
+                var names = FetchRequest<ManagedObject>(entityName: PeopleModel.entityName, predicate: unplaced)
+                names.propertiesToFetch = ["lastName"]
+                names.propertiesToGroupBy = ["lastName"]
+                var letters: Set<String> = []
+                for row in try context.fetchDictionaries(names) {
+                    let initial = StringFolding.initial(row["lastName"]?.stringValue ?? "")
+                    if initial != "#" { letters.insert(initial) }
+                }
                 var moved = 0
-                for (offset, letter) in letters.enumerated() {
+                for letter in letters.sorted() {
+                    let order = PeopleModel.sectionOrder(forTitle: letter)
                     let result = try context.execute(BatchUpdateRequest(entityName: PeopleModel.entityName,
-                        predicate: letter,
-                        propertiesToUpdate: [PeopleModel.sectionOrderKey: .integer(Int64(offset + 1))]))
+                        predicate: try predicate("%K == 27 AND lastName BEGINSWITH[cd] %@", PeopleModel.sectionOrderKey,
+                            letter.lowercased()),
+                        propertiesToUpdate: [PeopleModel.sectionOrderKey: .integer(order)]))
                     moved += result.count
                 }
                 return moved
