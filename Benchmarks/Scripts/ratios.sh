@@ -8,6 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build -c release --product RatioReport >&2
+# (`people import` is measured against the engine in workload 9: its executable goes beside RatioReport.)
+swift build -c release --product people >&2
 commit=${BENCH_COMMIT:-$(git -C .. rev-parse --short HEAD 2>/dev/null || echo unknown)}
 dirty=$(git -C .. status --porcelain -- Sources 2>/dev/null | head -1 || true)
 echo "## Run of $(date -u +%Y-%m-%d) (UTC)"

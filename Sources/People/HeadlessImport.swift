@@ -67,6 +67,11 @@ public final class HeadlessImport {
             let list = PeopleListViewController(context: stack.viewContext, timeSource: SystemTimeSource())
             try list.start()
             self.list = list
+        } else if stack.kind == .siblings {
+            // Nothing shows the view context here: in the siblings stack, where the importer saves to the store
+            // directly, merging each batch into it would only make objects no one reads (a fifth of a million-row
+            // import). In the nested stacks the view context carries the batches, and merges as ever.
+            stack.viewContext.automaticallyMergesChangesFromParent = false
         }
         let started = ContinuousClock.now
         meter?.start()

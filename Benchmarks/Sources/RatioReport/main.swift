@@ -4,7 +4,7 @@ import Foundation
 // RatioReport: every workload next to its raw SQLite baseline, back to back in one process (memory and cold
 // start in child processes of their own), printing a Markdown table of ratios against the goals.
 //
-//     RatioReport [all|import|fetch|typed|controller|stall|memory|coldstart|remote|fileimport|postgres]...
+//     RatioReport [all|import|fetch|typed|controller|stall|memory|coldstart|remote|fileimport|peopleimport|postgres]...
 //     RatioReport profile import|import-index|fileimport-json|fileimport-jsonl|fileimport-csv|history-on|history-off|import-raw|import-raw-index|fetch-objects|fetch-ids|fetch-count|fetch-typed|fetch-typed-format|controller [N]
 //
 // Environment: BENCH_1M=1 adds the 1M-person workloads; REPEAT=n repetitions (median; default 3);
@@ -91,6 +91,7 @@ MainQueue.run {
         if sections.contains("coldstart") { try suite.coldStart() }
         if sections.contains("remote") { try suite.remoteChanges() }
         if sections.contains("fileimport") { try suite.fileImport() }
+        if sections.contains("fileimport") || sections.contains("peopleimport") { try suite.peopleImport() }
         if sections.contains("postgres") { try suite.postgres() }
     } catch {
         report.note("benchmark failed: \(error)")
