@@ -108,6 +108,14 @@ let package = Package(
         ),
         .testTarget(name: "TerminalTableViewTests", dependencies: ["TerminalTableView", "SectionedChanges"]),
         .testTarget(name: "PeopleTests", dependencies: ["People", "PeopleResources", "ObjectGraph", "TerminalTableView"]),
+        // The documentation articles' code, compiled and run so that the docs cannot rot.
+        .testTarget(
+            name: "DocumentationExampleTests",
+            dependencies: [
+                "ObjectGraph", "ObjectGraphPostgres", "SectionedChanges", "TerminalTableView", "People", "PeopleResources",
+                "TestSupport",
+            ]
+        ),
         .testTarget(name: "PeopleEndToEndTests", dependencies: ["PeopleCommand", "TestSupport"]),
         // Depending on the executable target makes `swift test` build the `objectgraph` binary the tests run.
         .testTarget(name: "ObjectGraphCommandTests", dependencies: ["ObjectGraphCommand", "ObjectGraph", "SQLiteStorage", "TestSupport"]),
