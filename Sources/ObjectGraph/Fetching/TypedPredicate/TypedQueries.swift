@@ -16,7 +16,7 @@ extension FetchPredicate {
     ///
     /// Key paths must lead to `@Attribute`, `@ToOne`, `@ToMany` or `@OrderedToMany` properties (what
     /// `objectgraph codegen` writes); the model checks the names when the request runs, as it does for a
-    /// format string. See the README for the constructs translated and their format-string twins.
+    /// format string. See <doc:Fetching> for the constructs translated and their format-string twins.
     ///
     /// - Throws: ``TypedPredicateError`` naming the construct, and where it is, when something has no
     ///   counterpart (never a crash, never a fallback to evaluating Swift code row by row).
