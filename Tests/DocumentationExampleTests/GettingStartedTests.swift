@@ -35,6 +35,10 @@ import TestSupport
             #expect(article.contains(code), "snippet \(name) differs from the article")
         }
         #expect(article.contains(Self.screenAfterTheSave))
+        // The fetched-results article shows the same list.
+        let results = try ArticleSource.text(of: "FetchedResultsAndTableViews.md")
+        let list = try #require(snippets.first { $0.name == "people-list" })
+        #expect(results.contains(list.code))
     }
 
     /// Screen lines without trailing blanks and trailing empty lines.
