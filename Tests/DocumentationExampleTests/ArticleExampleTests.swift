@@ -18,7 +18,7 @@ import TestSupport
         let snippets = try ArticleSource.snippets(in: example)
         #expect(snippets.count >= minimum)
         let elsewhere = ["undo": "ModelsAndObjects.md", "history": "HistoryAndRemoteChanges.md",
-                         "migrator": "Migration.md"]
+                         "migrator": "Migration.md", "progress": "Migration.md"]
         for (name, code) in snippets {
             let holder = try elsewhere[name].map(ArticleSource.text(of:)) ?? text
             #expect(holder.contains(code), "snippet \(name) of \(example) differs from its article")
@@ -164,5 +164,28 @@ import TestSupport
         let plan = try StoreExamples.migration(modelURL: ArticleFixtures.modelURL, storeURL: storeURL)
         #expect(plan.steps.isEmpty)
         _ = try ArticleFixtures.coordinator(storeAt: storeURL)   // opens as the current version
+    }
+
+    @Test func openingAnOldStoreReportsProgress() throws {
+        let folder = TemporaryDirectory(prefix: "docs-progress")
+        let storeURL = folder.file("v1.sqlite")
+        let version1 = try ManagedObjectModel.load(
+            contentsOf: ArticleFixtures.modelURL.appendingPathComponent("People.xcdatamodel"))
+        let old = PersistentStoreCoordinator(managedObjectModel: version1)
+        let oldStore = try old.addPersistentStore(ofType: .sqlite, at: storeURL)
+        let context = ArticleFixtures.context(on: old)
+        try context.performAndWait {
+            for index in 0..<200 {
+                let person = try context.insertNewObject(forEntityName: "Person")
+                person["lastName"] = "Person \(index)"
+            }
+            try context.save()
+        }
+        try old.remove(oldStore)
+        // The model is loaded before the progress is made current, as the article says.
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try ArticleFixtures.model())
+        let progress = try StoreExamples.progress(coordinator: coordinator, url: storeURL)
+        #expect(progress.fractionCompleted == 1)
+        #expect(coordinator.persistentStores.count == 1)
     }
 }

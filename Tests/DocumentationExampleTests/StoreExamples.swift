@@ -99,6 +99,18 @@ enum StoreExamples {
         return [token, coordinator.addCommitObserver(events)]
     }
 
+    /// Adds the store at `url`, following the work through a progress; returns the progress.
+    static func progress(coordinator: PersistentStoreCoordinator, url: URL) throws -> Progress {
+        let options = PersistentStoreOptions()
+        // article: progress
+        let progress = Progress(totalUnitCount: 100)
+        progress.becomeCurrent(withPendingUnitCount: 100)
+        try coordinator.addPersistentStore(ofType: .sqlite, configurationName: nil, at: url, options: options)
+        progress.resignCurrent()   // meanwhile, another thread reads progress.fractionCompleted
+        // end
+        return progress
+    }
+
     /// Migrates the store at `storeURL` to the bundle's current version.
     static func migration(modelURL: URL, storeURL: URL) throws -> MigrationPlan {
         // article: migrator
