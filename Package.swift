@@ -22,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // Only for `swift package generate-documentation` (the DocC catalogs); no target depends on it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // System libraries and C shims.
@@ -106,6 +108,14 @@ let package = Package(
         ),
         .testTarget(name: "TerminalTableViewTests", dependencies: ["TerminalTableView", "SectionedChanges"]),
         .testTarget(name: "PeopleTests", dependencies: ["People", "PeopleResources", "ObjectGraph", "TerminalTableView"]),
+        // The documentation articles' code, compiled and run so that the docs cannot rot.
+        .testTarget(
+            name: "DocumentationExampleTests",
+            dependencies: [
+                "ObjectGraph", "ObjectGraphPostgres", "SectionedChanges", "TerminalTableView", "People", "PeopleResources",
+                "TestSupport",
+            ]
+        ),
         .testTarget(name: "PeopleEndToEndTests", dependencies: ["PeopleCommand", "TestSupport"]),
         // Depending on the executable target makes `swift test` build the `objectgraph` binary the tests run.
         .testTarget(name: "ObjectGraphCommandTests", dependencies: ["ObjectGraphCommand", "ObjectGraph", "SQLiteStorage", "TestSupport"]),

@@ -29,7 +29,7 @@ extension TableView {
         }
     }
 
-    /// Applies a whole batch given as one ``SectionedChangeset`` — for example the one a fetched-results
+    /// Applies a whole batch given as one `SectionedChangeset` — for example the one a fetched-results
     /// controller hands a changeset delegate — as ``beginUpdates()``, the same changes one by one, and
     /// ``endUpdates()`` would, without recording them one by one: checked by UIKit's rules against the data
     /// source's new counts (a batch that breaks them is handled as ``endUpdates()`` handles one), then

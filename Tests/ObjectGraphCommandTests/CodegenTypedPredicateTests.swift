@@ -44,7 +44,7 @@ struct CodegenTypedPredicateTests {
                 _ = try BatchUpdateRequest(predicate: #Predicate<Book> { $0.pages > 900 }, propertiesToUpdate: ["pages": 900])
             }
 
-            // The README's other typed uses, over the generated classes.
+            // The Fetching article's other typed uses, over the generated classes.
             func controllerAndDictionaries(_ context: ManagedObjectContext, ids: [ManagedObjectID], terms: [String]) throws {
                 var request = try FetchRequest<Book>(
                     predicate: #Predicate { book in

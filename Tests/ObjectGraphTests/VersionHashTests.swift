@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import ObjectGraph
 
-/// What changes an entity's version hash and what does not (the README documents the algorithm).
+/// What changes an entity's version hash and what does not (the Models, objects and saving article documents the algorithm).
 @Suite struct VersionHashTests {
     private static func person(
         attributes: [AttributeDescription]? = nil, relationships: [RelationshipDescription] = [],

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import ObjectGraph
 
-/// The three Core Data stacks of the People app (`Sources/People/PeopleStack*.swift`), rebuilt with the public
+/// The three Core Data stacks of the People app (`Sources/People/Stack/PeopleStack*.swift`), rebuilt with the public
 /// API: a main-queue view context, private-queue workers, and — for the nested stacks — the app's commit
 /// pipeline (a worker's push is carried on to disk from the main queue without the main queue ever waiting
 /// for a disk write in writer-main-worker).

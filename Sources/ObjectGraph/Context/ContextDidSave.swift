@@ -3,7 +3,7 @@ import Foundation
 /// What one context save changed, as object IDs: the value Core Data posts as
 /// `NSManagedObjectContextDidSave`, made `Sendable` so it can be handed to other queues.
 ///
-/// Hand it to another context's ``ManagedObjectContext/mergeChanges(fromContextDidSave:)`` *on that
+/// Hand it to another context's ``ManagedObjectContext/mergeChanges(fromContextDidSave:)-(ContextDidSave)`` *on that
 /// context's queue* to bring it up to date. It also carries the saved rows' values, so merging never
 /// needs to go back to the store.
 public struct ContextDidSave: Sendable, CustomStringConvertible {

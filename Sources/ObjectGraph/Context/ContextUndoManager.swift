@@ -12,7 +12,7 @@
 /// revert the saved ones, as in Core Data.
 ///
 /// Grouping: with ``groupsByEvent`` (the default), the changes of one *event* form one group — an event
-/// ends whenever the context processes its pending changes: at the end of each ``ManagedObjectContext/perform(_:)``
+/// ends whenever the context processes its pending changes: at the end of each ``ManagedObjectContext/perform(_:)->()``
 /// or outermost ``ManagedObjectContext/performAndWait(_:)`` block, before a save, and at the end of each
 /// turn of the context's queue. So one user action done in one `perform` is one undo step.
 /// ``beginUndoGrouping()`` / ``endUndoGrouping()`` open explicit groups, which nest: inside an event they

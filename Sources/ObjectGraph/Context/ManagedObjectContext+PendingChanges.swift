@@ -99,7 +99,7 @@ struct PendingChanges {
 extension ManagedObjectContext {
     /// Posts ``ObjectsDidChange`` for everything changed since the last call, if anything changed.
     ///
-    /// Called at the end of every ``perform(_:)`` block, before saving, after merging, and (for changes made
+    /// Called at the end of every ``perform(_:)->()`` block, before saving, after merging, and (for changes made
     /// directly) at the end of the current queue turn, as Core Data does at the end of a run-loop event.
     public func processPendingChanges() {
         checkQueue("processPendingChanges()")

@@ -5,13 +5,13 @@ import Synchronization
 /// `NSManagedObjectContext`.
 ///
 /// A `.mainQueue` context runs on the main dispatch queue (the app's UI thread); a `.privateQueue` context
-/// has its own serial queue. Use a context only inside ``perform(_:)`` or ``performAndWait(_:)`` (a
+/// has its own serial queue. Use a context only inside ``perform(_:)->()`` or ``performAndWait(_:)`` (a
 /// main-queue context also directly from the main queue). Set `OBJECTGRAPH_CONCURRENCY_DEBUG=1` in the
 /// environment to trap on any use from the wrong queue, like Core Data's concurrency debug flag.
 ///
 /// Changes made in a context are private to it until ``save()``, which writes them to the store in one
 /// transaction and tells observers with a ``ContextDidSave``; other contexts merge that with
-/// ``mergeChanges(fromContextDidSave:)`` or automatically (``automaticallyMergesChangesFromParent``).
+/// ``mergeChanges(fromContextDidSave:)-(ContextDidSave)`` or automatically (``automaticallyMergesChangesFromParent``).
 public final class ManagedObjectContext: @unchecked Sendable, CustomStringConvertible {
     /// Which queue a context is confined to.
     public enum ConcurrencyType: Sendable, Hashable {

@@ -13,7 +13,7 @@ import SQLiteStorage
 /// | function | arguments | result |
 /// | --- | --- | --- |
 /// | `objectgraph_fold` | value | ``StringFolding/folded(_:)`` of a string; other values unchanged |
-/// | `objectgraph_index_fold` | value | `objectgraph_fold`, U+0000 as U+FFFD (``TextSearchIndex``) |
+/// | `objectgraph_index_fold` | value | `objectgraph_fold`, U+0000 as U+FFFD (`TextSearchIndex`) |
 /// | `objectgraph_lower` | value | ``StringFolding/lowercased(_:)`` of a string; other values unchanged |
 /// | `objectgraph_unaccent` | value | the string without diacritics (case kept); other values unchanged |
 /// | `objectgraph_affix` | text, folded needle, mode | 1 or 0: folded `BEGINSWITH`/`CONTAINS`/`ENDSWITH` |
@@ -47,7 +47,7 @@ public enum PredicateSQLFunctions {
     /// Registers every function on `connection`. The store calls this once for each connection it opens,
     /// before running any statement that a predicate or a sort criterion produced.
     ///
-    /// - Throws: the ``SQLiteError`` of a failed registration.
+    /// - Throws: the `SQLiteError` of a failed registration.
     public static func register(on connection: SQLiteConnection) throws(SQLiteError) {
         try registerFolding(StringFolding.foldFunctionName, on: connection, asciiLowercases: true, StringFolding.folded)
         try registerFolding(TextSearchIndex.foldFunctionName, on: connection, asciiLowercases: true, nulAsReplacement: true,

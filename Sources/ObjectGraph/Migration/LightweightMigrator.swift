@@ -7,7 +7,7 @@ import SQLiteStorage
 /// The store's metadata holds the entity version hashes of the model that wrote it. The migrator looks for
 /// that model among the versions of an `.xcdatamodeld` bundle (the last version whose hashes are the
 /// store's), then walks the versions after it up to the destination model, one step per version, inferring
-/// each step's mapping (``MigrationMapping``) and carrying it out in SQL (``MigrationExecutor``). Every step
+/// each step's mapping (`MigrationMapping`) and carrying it out in SQL (`MigrationExecutor`). Every step
 /// runs in ONE SQLite transaction, with the new metadata: a crash or kill in the middle leaves the old store
 /// as it was, and a change that cannot be inferred is found before anything is written, so a refused
 /// migration leaves the file byte for byte as it was.

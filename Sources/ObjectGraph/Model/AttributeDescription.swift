@@ -39,8 +39,8 @@ public struct AttributeDescription: Sendable, Hashable, CustomStringConvertible 
     public var preservesValueInHistoryOnDeletion = false
     /// The derivation of a derived attribute (the model file's `derived="YES"` and `derivationExpression`, such
     /// as `pages.@count`), kept as written; nil for an ordinary attribute. SQLite stores compute it at save time:
-    /// in a store Core Data wrote its own triggers keep the column, in ObjectGraph's stores ours do (see the
-    /// README's *Derived attributes*); saves never write the column themselves.
+    /// in a store Core Data wrote its own triggers keep the column, in ObjectGraph's stores ours do (see
+    /// *Derived attributes* in <doc:AppleCompatibility>); saves never write the column themselves.
     public var derivationExpression: String? = nil
     /// Whether the store keeps a text search index of this attribute: Core Data's `isIndexedBySpotlight`, Xcode's
     /// "Index in Spotlight" (the model file's `spotlightIndexingEnabled="YES"`). There is no Spotlight on Linux; the

@@ -64,6 +64,11 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
     ///   - managedObjectClass: the subclass to instantiate, `ManagedObject.self` by default.
     ///   - managedObjectClassName: the class name as the model file writes it.
     ///   - isAbstract: whether inserting objects of this entity is refused.
+    ///   - uniquenessConstraints: sets of attribute names whose values must be unique together.
+    ///   - fetchIndexes: indexes the store should keep for fetches.
+    ///   - renamingIdentifier: the name this entity had in an earlier model version, for migration.
+    ///   - versionHashModifier: extra text mixed into the version hash to force a new version.
+    ///   - userInfo: free-form key-value pairs from the model file.
     public init(
         name: String, attributes: [AttributeDescription], relationships: [RelationshipDescription] = [],
         parentEntity: String? = nil, managedObjectClass: ManagedObject.Type = ManagedObject.self,

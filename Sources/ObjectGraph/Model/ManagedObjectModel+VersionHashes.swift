@@ -4,7 +4,7 @@ import Foundation
 /// Version hashes: fingerprints of what a store's layout depends on, so a store can tell whether it was
 /// written for this model.
 ///
-/// The algorithm (documented in the README): an entity's hash is the SHA-256 of a canonical byte string
+/// The algorithm (documented in <doc:ModelsAndObjects>): an entity's hash is the SHA-256 of a canonical byte string
 /// built from length-prefixed UTF-8 fields — the entity's name, its parent's name (empty for a root),
 /// whether it is abstract, its version-hash modifier, then each **stored** (non-transient) property,
 /// inherited ones included, sorted by name: for an attribute its name, type code, optionality and

@@ -31,7 +31,7 @@ open class AnyFetchedResultsController {
     /// The name of the controller's persistent section cache, or nil for none. See ``performFetch()``.
     public let cacheName: String?
     /// Where this controller keeps its section cache: the process-wide
-    /// ``AnyFetchedResultsController/cacheDirectory`` as it was when the controller was created, unless set.
+    /// ``AnyFetchedResultsController/cacheDirectory-type.property`` as it was when the controller was created, unless set.
     /// (Core Data keeps every cache in the app's caches folder; a program that opens several stores, or tests
     /// that run side by side, may want their own.)
     public var cacheDirectory: URL
@@ -239,7 +239,7 @@ open class AnyFetchedResultsController {
     // MARK: - Results
 
     /// All fetched objects in order, or nil before ``performFetch()``. With a batch size, reading this
-    /// loads every object; prefer ``object(at:)``-style access.
+    /// loads every object; prefer `object(at:)`-style access.
     public var fetchedObjectsUntyped: [ManagedObject]? {
         guard hasFetched else { return nil }
         return (0..<resultCount).map(objectAtGlobalIndex)

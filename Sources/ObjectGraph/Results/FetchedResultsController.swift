@@ -18,7 +18,7 @@ import SectionedChanges
 /// ```
 ///
 /// The first sort criterion must keep sections together (sort on the section key, or on a key that
-/// orders the same way). Changes are tracked while the controller has a delegate (or a ``changes()``
+/// orders the same way). Changes are tracked while the controller has a delegate (or a ``AnyFetchedResultsController/changes()``
 /// consumer); each batch of context changes (a local edit, a save, a merge) produces one will-change /
 /// did-change pair, and a batch that changes no result produces nothing. Unlike Core Data's controller,
 /// a change to a related object that a sort criterion, the section naming or the predicate reads

@@ -1,7 +1,7 @@
 import Foundation
 import SectionedChanges
 
-/// A delegate that receives each change batch as one ``SectionedChangeset`` — the value a table view applies
+/// A delegate that receives each change batch as one `SectionedChangeset` — the value a table view applies
 /// as is — instead of one call per change.
 ///
 /// The changeset holds exactly what the per-change calls of ``FetchedResultsControllerDelegate`` would have
@@ -10,7 +10,7 @@ import SectionedChanges
 /// controller's results are the new ones (read them for the inserted and updated rows), and never empty.
 ///
 /// When the delegate is one of these (and not a snapshot delegate), it is told only through
-/// ``controller(_:didChangeContentWith:)-changeset``: none of the per-change methods is called.
+/// ``controller(_:didChangeContentWith:)``: none of the per-change methods is called.
 public protocol FetchedResultsControllerChangesetDelegate: FetchedResultsControllerDelegate {
     /// The results changed by `changeset`.
     func controller(_ controller: AnyFetchedResultsController, didChangeContentWith changeset: SectionedChangeset)

@@ -60,7 +60,7 @@ extension FetchedResultsControllerDelegate {
 /// `controller(_:didChangeContentWith: NSDiffableDataSourceSnapshot)`.
 ///
 /// When the delegate is one of these, it is told only through
-/// ``controller(_:didChangeContentWith:)-snapshot`` — after ``AnyFetchedResultsController/performFetch()``
+/// ``controller(_:didChangeContentWith:)`` — after ``AnyFetchedResultsController/performFetch()``
 /// and after every change batch — and none of the per-change methods is called.
 public protocol FetchedResultsControllerSnapshotDelegate: FetchedResultsControllerDelegate {
     /// The results are now `snapshot`.

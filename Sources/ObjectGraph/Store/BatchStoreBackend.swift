@@ -25,7 +25,7 @@ public enum StoreBatchOperation {
     case update(entity: EntityDescription, predicate: FetchPredicate?, includesSubentities: Bool,
         values: [(attributeIndex: Int, value: AttributeValue)])
     /// Deletes the rows of `entity` matching `predicate` (or, when `objectIDs` is given, those objects),
-    /// applying every delete rule of the deleted rows (see ``BatchDeletePlanner``).
+    /// applying every delete rule of the deleted rows (see `BatchDeletePlanner`).
     case delete(entity: EntityDescription, predicate: FetchPredicate?, objectIDs: [ManagedObjectID]?,
         includesSubentities: Bool)
 }

@@ -1,8 +1,8 @@
 import Foundation
 
 /// How much external binary data an SQLite store keeps beside its file: the values of attributes that allow
-/// external storage that were large enough to go to files of `.<name>_SUPPORT/_EXTERNAL_DATA` (see the README's
-/// "External binary storage").
+/// external storage that were large enough to go to files of `.<name>_SUPPORT/_EXTERNAL_DATA` (see
+/// *External binary storage* in <doc:Stores>).
 public struct ExternalBinaryDataUsage: Sendable, Hashable {
     /// The `_EXTERNAL_DATA` folder (it may not exist).
     public var folder: URL

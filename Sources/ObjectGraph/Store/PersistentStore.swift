@@ -19,7 +19,7 @@ public struct PersistentStoreType: RawRepresentable, Sendable, Hashable, CustomS
     public static let inMemory = PersistentStoreType(rawValue: "InMemory")
     /// One file read whole when the store is added and rewritten whole, atomically, by every save (Core Data's
     /// atomic store; the raw value is Core Data's `NSBinaryStoreType`, "Binary", since the file is a binary
-    /// property list — in ObjectGraph's own format, see the README). Rows live in memory, as in `.inMemory`.
+    /// property list — in ObjectGraph's own format, see <doc:Stores>). Rows live in memory, as in `.inMemory`.
     public static let atomic = PersistentStoreType(rawValue: "Binary")
 
     /// The raw value.

@@ -34,7 +34,7 @@ public struct StoreSaveRequest: Sendable {
         public let values: [AttributeValue]
         /// To-one destinations in relationship order (temporary IDs of objects inserted by the same save allowed).
         public var toOne: [ManagedObjectID?] = []
-        /// The permanent ID handed out ahead of the save (``PersistentStoreCoordinator/obtainPermanentIDs(for:)``):
+        /// The permanent ID handed out ahead of the save (``ManagedObjectContext/obtainPermanentIDs(for:)``):
         /// the row is inserted with its primary key instead of a new one. Nil: the store assigns a key.
         public var permanentID: ManagedObjectID? = nil
 

@@ -5,7 +5,7 @@ import SQLiteStorage
 ///
 /// A store ObjectGraph wrote fits when its metadata holds the model's entity version hashes. A store Core Data
 /// wrote carries Apple's hashes, whose recipe is not public, so ObjectGraph cannot compute them from a model:
-/// such a store fits when its tables are the model's, structurally (see ``StoreStructure``).
+/// such a store fits when its tables are the model's, structurally (see `StoreStructure`).
 public enum StoreCompatibility: Sendable, Hashable, CustomStringConvertible {
     /// The metadata's entity version hashes are the model's.
     case matchingVersionHashes

@@ -16,7 +16,7 @@ extension FetchPredicate {
     ///
     /// Key paths must lead to `@Attribute`, `@ToOne`, `@ToMany` or `@OrderedToMany` properties (what
     /// `objectgraph codegen` writes); the model checks the names when the request runs, as it does for a
-    /// format string. See the README for the constructs translated and their format-string twins.
+    /// format string. See <doc:Fetching> for the constructs translated and their format-string twins.
     ///
     /// - Throws: ``TypedPredicateError`` naming the construct, and where it is, when something has no
     ///   counterpart (never a crash, never a fallback to evaluating Swift code row by row).
@@ -48,7 +48,7 @@ extension ModelKeyPathProbe {
 extension SortCriterion {
     /// Translates a Foundation sort descriptor: its key path and order. (On Linux, Foundation's
     /// `String.StandardComparator` only offers `.lexical`, which is ``Comparison/binary``; for case-insensitive or
-    /// localized order use ``init(_:ascending:comparison:)`` with a key path.)
+    /// localized order use ``init(_:ascending:comparison:)-(KeyPath<Root,Value>,_,_)`` with a key path.)
     ///
     /// - Throws: ``TypedPredicateError`` when the descriptor has no key path, or its key path does not lead to
     ///   an attribute.
@@ -104,7 +104,7 @@ extension FetchRequest {
     }
 
     /// A request for objects of `Result`'s entity matching a typed predicate, sorted by criteria (typed ones
-    /// from ``SortCriterion/init(_:ascending:comparison:)`` included).
+    /// from ``SortCriterion/init(_:ascending:comparison:)-(KeyPath<Root,Value>,_,_)`` included).
     ///
     /// - Throws: ``TypedPredicateError`` when the predicate cannot be translated.
     public init(
