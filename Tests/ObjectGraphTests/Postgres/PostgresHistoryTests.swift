@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Testing
 
@@ -73,8 +74,11 @@ struct PostgresHistoryTests {
         let staleCoordinator = try database.coordinator(model: model, remoteChanges: true)
         let stale = try #require((staleCoordinator.persistentStores.first?.backend as? ForeignStoreBackend)?.store as? PostgresStore)
         let events = Locked<[StoreCommitEvent]>([])
+        let reported = DispatchSemaphore(value: 0)
         let token = staleCoordinator.addCommitObserver { event in
-            if event.origin.isRemote { events.withLock { $0.append(event) } }
+            guard event.origin.isRemote else { return }
+            events.withLock { $0.append(event) }
+            reported.signal()
         }
         defer { token.cancel() }
         try stale.withLock { () throws(ObjectGraphError) in stale.listener?.stop() }
@@ -95,7 +99,12 @@ struct PostgresHistoryTests {
             try reader.fetch(FetchRequest<ManagedObject>(entityName: "Item")).compactMap { $0.value(forKey: "text").stringValue }
         }
         #expect(Set(texts) == ["one", "two", "three", "four", "five"])
-        let reported = Set(events.withLock { $0.flatMap(\.insertedObjectIDs) })
-        #expect(reported.isSuperset(of: [three, four, five]), "reported: \(reported)")
+        // (Events are delivered on the store's queue: wait for the one that says so, with a generous bound so that
+        // a lost one fails the test instead of hanging it.)
+        var inserted: Set<ManagedObjectID> = []
+        while !inserted.isSuperset(of: [three, four, five]), reported.wait(timeout: .now() + 30) == .success {
+            inserted = Set(events.withLock { $0.flatMap(\.insertedObjectIDs) })
+        }
+        #expect(inserted.isSuperset(of: [three, four, five]), "reported: \(inserted)")
     }
 }
