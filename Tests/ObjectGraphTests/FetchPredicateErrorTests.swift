@@ -83,7 +83,7 @@ private func parseError(
             ("SUBQUERY(x, $y $y.a == 1).@count > 0", 15, .syntax, "Unexpected token '$y'"),
             ("SUBQUERY(x, $y, $y.a == 1).@count", 33, .syntax, "Unexpected end of input"),
             ("reverse(name) == 'x'", 0, .unsupported, "Unknown function 'reverse'"),
-            ("age ** 2 > 2", 4, .unsupported, "Exponentiation"),
+            ("age ** > 2", 7, .syntax, "Unexpected token '>'"),
             ("age + > 2", 6, .syntax, "Unexpected"),
             ("tags[0][1] == 'x'", 7, .unsupported, "Indexing"),
             ("tags.@count[FIRST] == 1", 11, .unsupported, "An index after a collection operator"),

@@ -27,6 +27,8 @@ import TestSupport
             ("sqrt(abs(age)) + 1 > 2", "(FUNCTION(FUNCTION(age, \"abs:\"), \"sqrt:\") + 1) > 2"),
             ("noindex(age) == 3", "FUNCTION(age, \"noindex:\") == 3"),
             ("count(tags) > 1", "tags.@count > 1"),
+            ("age * 2 ** 3 ** 2 > 1",
+                "(age * FUNCTION(FUNCTION(2, \"raise:toPower:\", 3), \"raise:toPower:\", 2)) > 1"),
             ("FUNCTION(name, %@) == 'a'", "FUNCTION(name, \"lowercase:\") == \"a\""),
             ("SUBQUERY(tags, $t, lowercase($t.name) == 'swift').@count > 0",
                 "SUBQUERY(tags, $t, FUNCTION($t.name, \"lowercase:\") == \"swift\").@count > 0"),

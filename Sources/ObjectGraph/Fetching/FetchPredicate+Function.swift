@@ -216,10 +216,12 @@ extension FetchPredicate.FunctionCall {
         }
 
         /// A value as SQLite hands it to a function, so that memory and SQL see the same argument: Booleans
-        /// as 0 and 1, dates as seconds since 2001, decimals as doubles, URLs as text, UUIDs as their bytes.
+        /// as 0 and 1, dates as seconds since 2001, decimals as doubles, URLs as text, UUIDs as their bytes,
+        /// `-0.0` as `0.0`.
         public static func storedForm(_ value: AttributeValue) -> AttributeValue {
             switch value {
             case .boolean(let flag): .integer(flag ? 1 : 0)
+            case .double(let number) where number == 0: .double(0)  // SQLite keeps no sign on zero
             case .date(let date): .double(date.timeIntervalSinceReferenceDate)
             case .decimal(let number): .double(AttributeValue.double(from: number))
             case .uri(let url): .string(url.absoluteString)

@@ -18,8 +18,6 @@ extension FetchPredicate.Parser {
         switch symbol {
         case .dot:
             throw unsupported("Key paths on values are", at: current)
-        case .power:
-            throw unsupported("Exponentiation (**) is", at: current)
         case .openBracket:
             throw unsupported("Indexing ([…]) is", at: current)
         default:
