@@ -90,6 +90,8 @@ import TestSupport
         ("Person", "ALL friends.tags != $T2"), ("Person", "ANY friends.friends.tags.weight == 4"),
         ("Person", "ANY company.employees.tags.name == 'Ærø'"), ("Person", "ALL friends.tags.weight BETWEEN {1, 3}"),
         ("Person", "ANY friends.company.employees.age > 40"), ("Person", "NONE friends.tags.weight == nil"),
+        ("Person", "ANY friends.company.employees.age == nil"), ("Person", "ALL friends.company.employees.age != nil"),
+        ("Person", "ANY friends.manager.tags.name == nil"), ("Person", "NONE friends.manager.friends.score == nil"),
         ("Person", "SUBQUERY(friends, $f, ANY $f.friends.tags.name == 'sqlite').@count > 1"),
         ("Company", "ANY employees.friends.tags.name == 'Swift'"), ("Company", "ALL employees.tags.weight < 4"),
         ("Tag", "ANY people.friends.name == 'abc'"), ("Tag", "NONE people.tags.name == 'ss'"),
