@@ -96,6 +96,11 @@ import TestSupport
         ("Company", "ANY employees.friends.tags.name == 'Swift'"), ("Company", "ALL employees.tags.weight < 4"),
         ("Tag", "ANY people.friends.name == 'abc'"), ("Tag", "NONE people.tags.name == 'ss'"),
         ("Person", "ANY friends.tags.name == 'swift' AND tags[FIRST].name != 'swift'"),
+        ("Person", "lowercase(company.name) == 'zoë'"), ("Person", "abs(manager.age - age) < 3"),
+        ("Person", "FUNCTION(tags[FIRST].weight, 'modulus:by:', 2) == 1"), ("Person", "length(nickname) > 3"),
+        ("Person", "SUBQUERY(tags, $t, uppercase($t.name) ==[d] 'EMILE').@count > 0"),
+        ("Person", "floor(tags.@avg.weight) == 2"), ("Person", "ANY friends.tags.weight > sqrt(age)"),
+        ("Company", "ALL employees.friends.age < abs(founded - 1990)"),
     ]
 
     @Test func unorderedIndexesAndSeveralToManyAgree() throws {
