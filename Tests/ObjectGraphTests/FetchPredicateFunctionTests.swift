@@ -27,6 +27,8 @@ import TestSupport
             ("sqrt(abs(age)) + 1 > 2", "(FUNCTION(FUNCTION(age, \"abs:\"), \"sqrt:\") + 1) > 2"),
             ("noindex(age) == 3", "FUNCTION(age, \"noindex:\") == 3"),
             ("count(tags) > 1", "tags.@count > 1"),
+            ("lowercase:(name) == 'a'", "FUNCTION(name, \"lowercase:\") == \"a\""),
+            ("modulus:by:(age, 7) == 1", "FUNCTION(age, \"modulus:by:\", 7) == 1"),
             ("age * 2 ** 3 ** 2 > 1",
                 "(age * FUNCTION(FUNCTION(2, \"raise:toPower:\", 3), \"raise:toPower:\", 2)) > 1"),
             ("FUNCTION(name, %@) == 'a'", "FUNCTION(name, \"lowercase:\") == \"a\""),
@@ -54,6 +56,9 @@ import TestSupport
             ("lowercase(name == 'x'", 15, .syntax, "Unexpected token '=='"),
             ("sum(tags.weight) > 1", 0, .unsupported, "tags.@sum.weight"),
             ("lowercase(name).length > 1", 15, .unsupported, "Key paths on values"),
+            ("reverse:(name) == 'x'", 0, .unsupported, "Unknown function 'reverse:'"),
+            ("lowercase: == 'x'", 0, .syntax, "Expected '(' after the function name 'lowercase:'"),
+            ("name == 'a' AND add:to:(age) == 1", 16, .syntax, "Function 'add:to:' takes 2 arguments, not 1"),
         ]
         for (format, offset, kind, text) in cases {
             #expect(throws: FetchPredicateError.self, "\(format)") { try FetchPredicate(format: format) }

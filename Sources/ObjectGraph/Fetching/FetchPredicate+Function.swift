@@ -123,8 +123,15 @@ extension FetchPredicate.FunctionCall {
 
         /// The function's value for `arguments` (each as ``storedForm(_:)`` makes it); `now` is the date
         /// `now` returns.
-        public func apply(to arguments: [AttributeValue], now: Date = Date()) -> AttributeValue {
-            guard arguments.count == argumentCount else { return .null }
+        ///
+        /// A double that is a whole number computes as that integer: SQLite stores such a value in a column
+        /// of numeric affinity (dates, decimals) as an integer, so memory and SQL must not tell them apart.
+        public func apply(to values: [AttributeValue], now: Date = Date()) -> AttributeValue {
+            guard values.count == argumentCount else { return .null }
+            let arguments = values.map { value -> AttributeValue in
+                if case .double(let number) = value, let integer = Int64(exactly: number) { return .integer(integer) }
+                return value
+            }
             switch self {
             case .now:
                 return .date(now)

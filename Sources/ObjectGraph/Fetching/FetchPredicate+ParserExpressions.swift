@@ -134,6 +134,10 @@ extension FetchPredicate.Parser {
     mutating func parseKey(_ name: String, fromArgument: Bool) throws(FetchPredicateError) -> Operand {
         let token = current
         if !fromArgument, nextIsOpenParen { return try parseFunctionCall(name) }
+        if !fromArgument, name.hasSuffix(":") {
+            throw error(.syntax, "Expected '(' after the function name '\(name)'", at: token,
+                reason: "write \(name)(arguments), or FUNCTION(receiver, '\(name)', …)")
+        }
         advance()
         let components = fromArgument ? name.split(separator: ".").map(String.init) : [name]
         return try parseKeyPath(after: components, startingAt: token, ifEmpty: .evaluatedObject)

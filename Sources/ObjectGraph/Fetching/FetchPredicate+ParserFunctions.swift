@@ -3,7 +3,7 @@ import Foundation
 // Function calls and collection indexes in format strings:
 //
 //   function := "FUNCTION" "(" expression "," selector ["," expression]* ")"
-//             | name "(" [expression ("," expression)*] ")"
+//             | name "(" [expression ("," expression)*] ")"   (name: `lowercase` or `lowercase:`, `modulus:by:`)
 //   index    := keypath "[" ("FIRST" | "LAST" | "SIZE" | integer | "%d") "]" ["." key ("." key)*]
 
 extension FetchPredicate.Parser {
@@ -42,9 +42,14 @@ extension FetchPredicate.Parser {
         return arguments
     }
 
-    /// `lowercase(name)`, `abs(score)`, `now()`, `modulus(age, 7)`; `count(tags)` is `tags.@count`.
+    /// `lowercase(name)`, `abs(score)`, `now()`, `modulus(age, 7)`, and as `NSExpression` prints them
+    /// `lowercase:(name)`, `modulus:by:(age, 7)`; `count(tags)` is `tags.@count`.
     mutating func parseCall(_ name: String, at nameToken: Token) throws(FetchPredicateError) -> Operand {
         let arguments = try parseArguments(startingEmpty: true)
+        if name.contains(":") {
+            guard let function = Function(rawValue: name) else { throw unknownFunction(name, at: nameToken) }
+            return try call(function, arguments, named: name, at: nameToken)
+        }
         if let function = Function(callName: name) {
             return try call(function, arguments, named: name, at: nameToken)
         }
