@@ -150,9 +150,9 @@ import TestSupport
                 continue
             }
             checked += 1
-            let (sql, store, objects) = try graph.answers(predicate, entity: entity)
-            #expect(sql == store && sql == objects, """
-                \(entity) where \(format): SQL \(sql.count), store \(store.count), objects \(objects.count)
+            let (sql, store, atomic, objects) = try graph.answers(predicate, entity: entity)
+            #expect(sql == store && sql == objects && atomic == store, """
+                \(entity) where \(format): SQL \(sql.count), store \(store.count), atomic \(atomic.count), objects \(objects.count)
                   only SQL: \(sql.subtracting(objects).sorted().prefix(8)) only objects: \(objects.subtracting(sql).sorted().prefix(8))
                   store vs SQL: \(store.symmetricDifference(sql).sorted().prefix(8))
                 """)
@@ -195,11 +195,12 @@ import TestSupport
             let (entity, format) = Self.randomFormat(&random)
             do {
                 let predicate = try FetchPredicate(format: format)
-                let (sql, store, objects) = try graph.answers(predicate, entity: entity)
-                if sql != store || sql != objects {
+                let (sql, store, atomic, objects) = try graph.answers(predicate, entity: entity)
+                if sql != store || sql != objects || atomic != store {
                     problems.withLock {
                         $0.append("seed \(seed) \(entity) where \(format): SQL \(sql.sorted().prefix(6)), "
-                            + "store \(store.sorted().prefix(6)), objects \(objects.sorted().prefix(6))")
+                            + "store \(store.sorted().prefix(6)), atomic \(atomic.sorted().prefix(6)), "
+                            + "objects \(objects.sorted().prefix(6))")
                     }
                 }
             } catch {

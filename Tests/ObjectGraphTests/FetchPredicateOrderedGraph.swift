@@ -3,9 +3,10 @@ import TestSupport
 
 @testable import ObjectGraph
 
-/// A graph with ordered relationships, stored twice (SQLite and in-memory store) with the same values, so
-/// that indexes (`items[FIRST]`, `labels[2]`) and key paths through several to-many relationships can be
-/// answered three ways: compiled to SQL, by the in-memory store, and evaluated on the objects.
+/// A graph with ordered relationships, stored three times (SQLite, in-memory and atomic store) with the same
+/// values, so that indexes (`items[FIRST]`, `labels[2]`) and key paths through several to-many relationships
+/// can be answered four ways: compiled to SQL, by the in-memory store, by the atomic store, and evaluated on
+/// the objects.
 ///
 /// Owner → items (ordered one-to-many, inverse Item.owner: the order is in Item's `Z_FOK_` column), Owner ↔
 /// labels (ordered many-to-many, inverse Label.owners unordered: the order is in the join table), Owner → pals
@@ -54,15 +55,17 @@ final class OrderedPredicateGraph: @unchecked Sendable {
     let directory = TemporaryDirectory(prefix: "ordered-graph")
     let sqlite: PredicateGraph.Side
     let memory: PredicateGraph.Side
+    let atomic: PredicateGraph.Side
     /// Every object of the SQLite side, by entity.
     let objects: [String: [ManagedObject]]
 
     init(owners: Int = 60, items: Int = 150, labels: Int = 8, seed: UInt64 = 77) throws {
         let model = try Self.makeModel()
         var sides: [PredicateGraph.Side] = []
-        for kind in [PersistentStoreType.sqlite, .inMemory] {
+        for kind in [PersistentStoreType.sqlite, .inMemory, .atomic] {
             let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
-            try coordinator.addPersistentStore(ofType: kind, at: directory.file("ordered.sqlite"))
+            try coordinator.addPersistentStore(
+                ofType: kind, at: directory.file(kind == .atomic ? "ordered.binary" : "ordered.sqlite"))
             let context = ManagedObjectContext(concurrencyType: .privateQueue)
             context.persistentStoreCoordinator = coordinator
             try context.performAndWait {
@@ -73,6 +76,7 @@ final class OrderedPredicateGraph: @unchecked Sendable {
         }
         sqlite = sides[0]
         memory = sides[1]
+        atomic = sides[2]
         let context = sqlite.context
         objects = try context.performAndWait {
             var objects: [String: [ManagedObject]] = [:]
@@ -155,11 +159,11 @@ final class OrderedPredicateGraph: @unchecked Sendable {
         }
     }
 
-    /// SQL, the in-memory store and the objects' answers.
+    /// SQL, the in-memory store's, the atomic store's and the objects' answers.
     func answers(
         _ predicate: FetchPredicate, entity: String
-    ) throws -> (sql: Set<Int64>, store: Set<Int64>, objects: Set<Int64>) {
+    ) throws -> (sql: Set<Int64>, store: Set<Int64>, atomic: Set<Int64>, objects: Set<Int64>) {
         (try fetch(predicate, entity: entity, on: sqlite), try fetch(predicate, entity: entity, on: memory),
-         filter(predicate, entity: entity))
+         try fetch(predicate, entity: entity, on: atomic), filter(predicate, entity: entity))
     }
 }
