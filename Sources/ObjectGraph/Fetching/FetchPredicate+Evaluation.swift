@@ -128,7 +128,22 @@ extension FetchPredicate {
             case .object(let id): .object(id)
             case .collectionOperation(let operation, _): .value(KeyPathReader.apply(operation, on: subject))
             case .arithmetic(let arithmetic): arithmeticValue(arithmetic)
+            case .function(let call): functionValue(call)
+            case .element(let index, _): KeyPathReader.value(of: index, on: subject)
             }
+        }
+
+        /// A function's value: nil unless every argument is a single value (see ``FunctionCall``).
+        func functionValue(_ call: FunctionCall) -> Resolved {
+            var arguments: [AttributeValue] = []
+            for argument in call.arguments {
+                switch resolve(argument) {
+                case .unresolved: return .unresolved
+                case .value(let value): arguments.append(FunctionCall.Function.storedForm(value))
+                default: return .value(.null)
+                }
+            }
+            return .value(call.function.apply(to: arguments))
         }
 
         /// An arithmetic expression's value: nil unless both sides are single numbers.

@@ -66,7 +66,19 @@ extension FetchPredicate {
             case .arithmetic(let arithmetic):
                 return "(" + format(arithmetic.left, element: element) + " " + arithmetic.operation.rawValue + " "
                     + format(arithmetic.right, element: element) + ")"
+            case .function(let call):
+                return format(call, element: element)
+            case .element(let index, _):
+                return keyPath(index.collection, element: element) + "[\(index.position.formatText)]"
+                    + (index.property.map { "." + keyPath($0, element: nil) } ?? "")
             }
+        }
+
+        /// `now()`, or `FUNCTION(receiver, "name", arguments…)`.
+        static func format(_ call: FunctionCall, element: String?) -> String {
+            guard let receiver = call.arguments.first else { return call.function.callName + "()" }
+            return "FUNCTION(" + ([format(receiver, element: element), quoted(call.function.rawValue)]
+                + call.arguments.dropFirst().map { format($0, element: element) }).joined(separator: ", ") + ")"
         }
 
         static func format(_ operation: CollectionOperation, element: String?) -> String {
@@ -122,6 +134,8 @@ extension FetchPredicate {
                 return 1 + nesting(subquery.predicate)
             case .arithmetic(let arithmetic):
                 return 1 + max(nesting(arithmetic.left), nesting(arithmetic.right))
+            case .function(let call):
+                return 1 + (call.arguments.map(nesting).max() ?? 0)
             default:
                 return 0
             }

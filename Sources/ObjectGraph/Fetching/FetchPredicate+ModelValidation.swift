@@ -2,16 +2,17 @@ import Foundation
 
 extension FetchPredicate {
     /// Checks the predicate against the entity it will be evaluated on: every key path must name stored
-    /// attributes and relationships of `entity` (and of the entities its relationships lead to), cross at
-    /// most one to-many relationship, and be used where it fits (a relationship is compared for identity, a
+    /// attributes and relationships of `entity` (and of the entities its relationships lead to), cross
+    /// several to-many relationships only where elements are compared one by one (`ANY`, `ALL`, `NONE`, an
+    /// implicit `ANY`, `IN`, `CONTAINS`), and be used where it fits (a relationship is compared for identity, a
     /// collection operator runs over a to-many relationship, `@sum` and `@avg` add numbers, …).
     ///
     /// Stores call this before fetching, so a mistake is an error whichever store answers, instead of a
     /// silent nil. (``evaluate(with:)`` does not check: an unknown key reads as nil there.)
     ///
     /// - Throws: ``FetchPredicateError`` with kind ``FetchPredicateError/Kind/unknownKey`` naming the key
-    ///   and the entity, ``FetchPredicateError/Kind/unsupported`` for a path through two to-many
-    ///   relationships, ``FetchPredicateError/Kind/invalidValue`` for a key path used where it cannot be
+    ///   and the entity, ``FetchPredicateError/Kind/unsupported`` for a collection operator,
+    ///   subquery or index over a path through two to-many relationships, ``FetchPredicateError/Kind/invalidValue`` for a key path used where it cannot be
     ///   (`ANY` on a to-one path, `@sum` of strings, a relationship compared with `<`), and
     ///   ``FetchPredicateError/Kind/unsubstitutedVariable`` for a `$VARIABLE` still waiting for its value.
     public func validate(for entity: EntityDescription, in model: ManagedObjectModel) throws(FetchPredicateError) {
@@ -33,14 +34,16 @@ extension FetchPredicate {
         var attribute: AttributeDescription?
         /// The entity whose attribute is read, or the destination of the last relationship.
         var owner: EntityDescription
-        /// The position in ``hops`` of the to-many relationship, if the path crosses one.
-        var toManyIndex: Int?
+        /// The positions in ``hops`` of the to-many relationships the path crosses, in order.
+        var toManyIndexes: [Int] = []
+        /// The position in ``hops`` of the first to-many relationship, if the path crosses one.
+        var toManyIndex: Int? { toManyIndexes.first }
 
-        var isToMany: Bool { toManyIndex != nil }
+        var isToMany: Bool { !toManyIndexes.isEmpty }
         var endsInObject: Bool { attribute == nil }
-        /// Whether the path is a to-many relationship itself (`employees`, `company.employees`), as a
-        /// collection operator or a subquery needs.
-        var isCollection: Bool { attribute == nil && toManyIndex == hops.count - 1 }
+        /// Whether the path is a to-many relationship itself, crossing no other (`employees`,
+        /// `company.employees`), as a collection operator, a subquery or an index needs.
+        var isCollection: Bool { attribute == nil && toManyIndexes == [hops.count - 1] }
     }
 
     /// Resolves key paths and checks comparisons against a model.
@@ -65,15 +68,7 @@ extension FetchPredicate {
                     guard let destination = model.entity(named: relationship.destinationEntityName) else {
                         throw FetchPredicateError.unknownKey(key, entity: current.name, at: location)
                     }
-                    if relationship.isToMany {
-                        if result.toManyIndex != nil {
-                            throw FetchPredicateError(
-                                kind: .unsupported, message: "Key path '\(path)' crosses two to-many relationships",
-                                offset: location?.offset, format: location?.format,
-                                reason: "a key path may cross one to-many relationship; use SUBQUERY for more")
-                        }
-                        result.toManyIndex = result.hops.count
-                    }
+                    if relationship.isToMany { result.toManyIndexes.append(result.hops.count) }
                     result.hops.append(.init(relationship: relationship, source: current, destination: destination))
                     result.owner = destination
                 } else if let attribute = current.attribute(named: key), !attribute.isTransient {
@@ -133,6 +128,18 @@ extension FetchPredicate {
                 return .object
             case .value, .variable:
                 return .scalar
+            case .function(let call):
+                for argument in call.arguments where try shape(of: argument, on: entity) != .scalar {
+                    throw FetchPredicateError(
+                        kind: .invalidValue,
+                        message: "Function '\(call.function.rawValue)' of something that is not a single value",
+                        offset: argument.firstLocation?.offset, format: argument.firstLocation?.format,
+                        reason: "a function's arguments must be attributes through to-one relationships, constants, "
+                            + "or collection operators; use SUBQUERY or ANY for the elements of a to-many relationship")
+                }
+                return .scalar
+            case .element(let index, let location):
+                return try check(index, on: entity, location: location)
             case .arithmetic(let arithmetic):
                 for side in [arithmetic.left, arithmetic.right] where try shape(of: side, on: entity) != .scalar {
                     throw FetchPredicateError(
@@ -182,6 +189,7 @@ extension FetchPredicate {
         ) throws(FetchPredicateError) {
             let path = operation.collectionKeyPath
             let collection = try resolve(path, on: entity, location: location)
+            if collection.toManyIndexes.count > 1 { throw FetchPredicateError.severalToMany(path, at: location) }
             guard collection.isCollection, let element = collection.hops.last?.destination else {
                 throw FetchPredicateError(
                     kind: .invalidValue, message: "'\(path)' is not a to-many relationship",
@@ -213,7 +221,45 @@ extension FetchPredicate {
     }
 }
 
+extension FetchPredicate.ModelChecker {
+    /// Checks `tags[FIRST].name` and the like: a to-many relationship crossing no other, and a property
+    /// through to-one relationships. The element's value is a single value or an object.
+    func check(
+        _ index: FetchPredicate.ElementIndex, on entity: EntityDescription, location: FetchPredicate.SourceLocation?
+    ) throws(FetchPredicateError) -> Shape {
+        let collection = try resolve(index.collection, on: entity, location: location)
+        if collection.toManyIndexes.count > 1 {
+            throw FetchPredicateError.severalToMany(index.collection, at: location)
+        }
+        guard collection.isCollection, let element = collection.hops.last?.destination else {
+            throw FetchPredicateError(
+                kind: .invalidValue, message: "'\(index.collection)' is not a to-many relationship",
+                offset: location?.offset, format: location?.format,
+                reason: "[\(index.position.formatText)] needs a to-many relationship of \(entity.name)")
+        }
+        guard let property = index.property else { return .object }
+        let resolved = try resolve(property, on: element, location: location)
+        guard !resolved.isToMany else {
+            throw FetchPredicateError(
+                kind: .unsupported,
+                message: "Key path '\(property)' after [\(index.position.formatText)] crosses a to-many relationship",
+                offset: location?.offset, format: location?.format,
+                reason: "after an index, a key path may cross to-one relationships only")
+        }
+        return resolved.endsInObject ? .object : .scalar
+    }
+}
+
 extension FetchPredicateError {
+    /// A collection operator, subquery or index over a key path that crosses more than one to-many relationship.
+    static func severalToMany(_ path: String, at location: FetchPredicate.SourceLocation?) -> Self {
+        FetchPredicateError(
+            kind: .unsupported, message: "Key path '\(path)' crosses several to-many relationships",
+            offset: location?.offset, format: location?.format,
+            reason: "collection operators, SUBQUERY and [FIRST]/[LAST]/[n] need one to-many relationship; "
+                + "nest a SUBQUERY, or use ANY, ALL or NONE, which accept several")
+    }
+
     static func unknownKey(
         _ key: String, entity: String, at location: FetchPredicate.SourceLocation?, transient: Bool = false
     ) -> Self {

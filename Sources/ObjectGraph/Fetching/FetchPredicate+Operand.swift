@@ -42,6 +42,12 @@ extension FetchPredicate {
         case collectionOperation(CollectionOperation, SourceLocation? = nil)
         /// Arithmetic on numbers: `age + 1`, `score * 2`, `-age` (written `0 - age`). See ``Arithmetic``.
         case arithmetic(Arithmetic)
+        /// A built-in function of Core Data's predicate language: `FUNCTION(name, 'lowercase:')`,
+        /// `abs(score)`, `now()`. See ``FunctionCall``.
+        case function(FunctionCall)
+        /// One element of a to-many relationship, or a key path read from it: `tags[FIRST]`, `tags[LAST].name`,
+        /// `tags[2].weight`. See ``ElementIndex``.
+        case element(ElementIndex, SourceLocation? = nil)
 
         /// Equality ignores source locations.
         public static func == (lhs: Operand, rhs: Operand) -> Bool {
@@ -54,6 +60,8 @@ extension FetchPredicate {
             case let (.object(a), .object(b)): a == b
             case let (.collectionOperation(a, _), .collectionOperation(b, _)): a == b
             case let (.arithmetic(a), .arithmetic(b)): a == b
+            case let (.function(a), .function(b)): a == b
+            case let (.element(a, _), .element(b, _)): a == b
             default: false
             }
         }
@@ -84,6 +92,12 @@ extension FetchPredicate {
             case .arithmetic(let arithmetic):
                 hasher.combine(7)
                 hasher.combine(arithmetic)
+            case .function(let call):
+                hasher.combine(8)
+                hasher.combine(call)
+            case .element(let index, _):
+                hasher.combine(9)
+                hasher.combine(index)
             }
         }
     }

@@ -11,12 +11,15 @@ extension FetchPredicate {
     /// primary    := "TRUEPREDICATE" | "FALSEPREDICATE" | "(" predicate ")" | [qualifier] comparison
     /// qualifier  := "ANY" | "SOME" | "ALL" | "NONE"
     /// comparison := expression operator ["[" options "]"] expression
-    /// expression := value | keypath | "SELF" ["." keypath] | "%@" | "%K" | "$" name ["." keypath]
-    ///             | "{" [expression ("," expression)*] "}" | "(" expression ")"
+    /// expression := term (("+" | "-") term)*;  term := power (("*" | "/") power)*;  power := value ("**" value)*
+    /// value      := literal | "-" value | keypath | index | function | "SELF" ["." keypath] | "%@" | "%K"
+    ///             | "$" name ["." keypath] | "{" [expression ("," expression)*] "}" | "(" expression ")"
     ///             | "CAST" "(" expression "," string ")"
     ///             | "SUBQUERY" "(" keypath "," "$" name "," predicate ")" "." operator ["." keypath]
     /// keypath    := key ("." key)* ["." operator ["." key ("." key)*]]
     /// operator   := "@count" | "@sum" | "@avg" | "@min" | "@max"
+    /// index      := keypath "[" ("FIRST" | "LAST" | "SIZE" | integer | "%d") "]" ("." key)*
+    /// function   := "FUNCTION" "(" expression "," string ("," expression)* ")" | name "(" [expression ("," …)] ")"
     /// ```
     ///
     /// A `(` at the start of a primary may open a predicate or an expression (`(age) > 3`): the group is

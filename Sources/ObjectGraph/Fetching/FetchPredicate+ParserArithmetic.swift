@@ -1,7 +1,7 @@
 import Foundation
 
-// Arithmetic in format strings: `+` and `-` below `*` and `/`, all left-associative; unary minus is read by
-// `parseNegative()` (a literal number, or `0 - operand`).
+// Arithmetic in format strings: `+` and `-` below `*` and `/` below `**`, all left-associative; unary minus is
+// read by `parseNegative()` (a literal number, or `0 - operand`).
 
 extension FetchPredicate.Parser {
     /// Continues an expression whose first operand has been read with `*` and `/` (binding tighter), then
@@ -16,12 +16,24 @@ extension FetchPredicate.Parser {
         return result
     }
 
-    /// Continues an operand with `*` and `/`.
+    /// Continues an operand with `*` and `/`, whose operands may be powers.
     mutating func continueTerm(after first: Operand) throws(FetchPredicateError) -> Operand {
-        var result = first
+        var result = try continuePower(after: first)
         while let operation = arithmeticOperation(in: [.multiply, .divide]) {
             advance()
-            result = .arithmetic(FetchPredicate.Arithmetic(result, operation, try parsePrimaryExpression()))
+            let right = try continuePower(after: try parsePrimaryExpression())
+            result = .arithmetic(FetchPredicate.Arithmetic(result, operation, right))
+        }
+        return result
+    }
+
+    /// Continues an operand with `**` (binding tighter than `*`, left-associative as in GNUstep's parser):
+    /// `raise:toPower:`, a double.
+    mutating func continuePower(after first: Operand) throws(FetchPredicateError) -> Operand {
+        var result = first
+        while isSymbol(.power) {
+            advance()
+            result = .function(FetchPredicate.FunctionCall(.raise, [result, try parsePrimaryExpression()]))
         }
         return result
     }

@@ -18,8 +18,6 @@ extension FetchPredicate.Parser {
         switch symbol {
         case .dot:
             throw unsupported("Key paths on values are", at: current)
-        case .power:
-            throw unsupported("Exponentiation (**) is", at: current)
         case .openBracket:
             throw unsupported("Indexing ([…]) is", at: current)
         default:
@@ -135,8 +133,10 @@ extension FetchPredicate.Parser {
 
     mutating func parseKey(_ name: String, fromArgument: Bool) throws(FetchPredicateError) -> Operand {
         let token = current
-        if !fromArgument, nextIsOpenParen {
-            throw unsupported("Functions ('\(name)(…)') are", at: token)
+        if !fromArgument, nextIsOpenParen { return try parseFunctionCall(name) }
+        if !fromArgument, name.hasSuffix(":") {
+            throw error(.syntax, "Expected '(' after the function name '\(name)'", at: token,
+                reason: "write \(name)(arguments), or FUNCTION(receiver, '\(name)', …)")
         }
         advance()
         let components = fromArgument ? name.split(separator: ".").map(String.init) : [name]
@@ -167,26 +167,8 @@ extension FetchPredicate.Parser {
         var components = components
         try parseKeyPathTail(&components)
         if components.isEmpty { return ifEmpty }
-        if try parseSizeIndex() {
-            // `tags[SIZE]` is Core Data's spelling of `tags.@count`.
-            guard !components.contains(where: { $0.hasPrefix("@") }) else {
-                throw unsupported("[SIZE] after a collection operator is", at: token)
-            }
-            return .collectionOperation(.init(.count, of: .keyPath(components.joined(separator: "."))), location(token))
-        }
+        if isSymbol(.openBracket) { return try parseIndex(components, startingAt: token) }
         return try keyPathOperand(components, at: token)
-    }
-
-    /// Reads `[SIZE]` when it comes next; other indexes are left for ``checkAfterExpression(_:startingAt:)``
-    /// to refuse.
-    mutating func parseSizeIndex() throws(FetchPredicateError) -> Bool {
-        guard isSymbol(.openBracket), index + 2 < tokens.count, text(of: tokens[index + 1]).uppercased() == "SIZE",
-            case .symbol(.closeBracket) = tokens[index + 2].kind
-        else { return false }
-        advance()
-        advance()
-        advance()
-        return true
     }
 
     /// Appends the keys of `.key.key…` to `components`. After a dot a reserved word is a key (`item.size`).

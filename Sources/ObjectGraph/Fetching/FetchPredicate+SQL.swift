@@ -262,7 +262,7 @@ extension FetchPredicate {
             for side in [comparison.left, comparison.right] {
                 side.visit(includingSubqueries: false) { expression in
                     switch expression {
-                    case .key, .evaluatedObject, .collectionOperation: reads = true
+                    case .key, .evaluatedObject, .collectionOperation, .element: reads = true
                     default: break
                     }
                 }
@@ -335,6 +335,10 @@ extension FetchPredicate {
                 throw FetchPredicateError.unsubstitutedVariable(name, at: location)
             case .arithmetic(let arithmetic):
                 return try arithmeticOperand(arithmetic, in: scope)
+            case .function(let call):
+                return try functionOperand(call, in: scope)
+            case .element(let index, let location):
+                return try elementOperand(index, in: scope, location: location)
             case .aggregate:
                 // validationProblem() refuses collections in single-value places before we get here.
                 throw FetchPredicateError(kind: .invalidValue, message: "Collection where a single value belongs")

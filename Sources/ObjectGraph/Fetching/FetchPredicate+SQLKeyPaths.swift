@@ -178,25 +178,41 @@ extension FetchPredicate.SQLCompiler {
     }
 
     /// `EXISTS` over the elements of a to-many path: `ANY` (some element satisfies `condition`), `ALL`
-    /// (none fails to), `NONE` (none does). Always true or false, never NULL.
+    /// (none fails to), `NONE` (none does). Always true or false, never NULL. A path through several to-many
+    /// relationships (`friends.tags.name`) has as elements the values reached through every one of them.
     func exists(
         _ modifier: FetchPredicate.Modifier, _ collection: CollectionPath, in scope: Scope,
         _ condition: (SQLOperand) throws(FetchPredicateError) -> SQLFragment
     ) throws(FetchPredicateError) -> SQLFragment {
+        switch modifier {
+        case .all:
+            let failing = try someElement(collection, in: scope) { element throws(FetchPredicateError) in
+                "NOT coalesce(" + (try condition(element)) + ", 0)"
+            }
+            return "(NOT " + failing + ")"
+        case .none:
+            return "(NOT " + (try someElement(collection, in: scope, condition)) + ")"
+        case .any, .direct:
+            return try someElement(collection, in: scope, condition)
+        }
+    }
+
+    /// `EXISTS (SELECT 1 FROM <elements> AND (<condition>))`, nested once for every further to-many
+    /// relationship of the path.
+    private func someElement(
+        _ collection: CollectionPath, in scope: Scope, _ condition: (SQLOperand) throws(FetchPredicateError) -> SQLFragment
+    ) throws(FetchPredicateError) -> SQLFragment {
         let (from, elementScope) = try collectionSource(collection.resolved, in: scope)
+        if !collection.remainder.isEmpty,
+            let inner = try toManyPath(collection.remainder, in: elementScope, location: collection.location)
+        {
+            return "EXISTS (SELECT 1 " + from + " AND " + (try someElement(inner, in: elementScope, condition)) + ")"
+        }
         let element: SQLOperand =
             collection.remainder.isEmpty
             ? try operand(.evaluatedObject, in: elementScope)
             : try keyPathOperand(collection.remainder, in: elementScope, location: collection.location)
-        let test = try condition(element)
-        switch modifier {
-        case .all:
-            return "(NOT EXISTS (SELECT 1 " + from + " AND NOT coalesce(" + test + ", 0)))"
-        case .none:
-            return "(NOT EXISTS (SELECT 1 " + from + " AND (" + test + ")))"
-        case .any, .direct:
-            return "EXISTS (SELECT 1 " + from + " AND (" + test + "))"
-        }
+        return "EXISTS (SELECT 1 " + from + " AND (" + (try condition(element)) + "))"
     }
 
     /// A collection operator's value: `(SELECT count(*) …)`, `objectgraph_sum((SELECT group_concat(…) …))`….

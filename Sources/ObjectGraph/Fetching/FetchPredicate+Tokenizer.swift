@@ -143,6 +143,7 @@ extension FetchPredicate {
             if Self.isDigit(scalar) { return .number(scanNumber()) }
             if Self.isIdentifierStart(scalar) {
                 let word = scanIdentifierBody()
+                if peek() == ":", peek(1) != "=" { return .identifier(scanSelector(after: word), fromArgument: false) }
                 if let keyword = Self.keyword(word) { return .keyword(keyword) }
                 return .identifier(word, fromArgument: false)
             }
@@ -223,6 +224,25 @@ extension FetchPredicate {
                 position += 1
             }
             return String(word)
+        }
+
+        /// `add:to:` after its first part: the function names `NSExpression` prints calls with
+        /// (`lowercase:(name)`), which the parser reads as function calls.
+        mutating func scanSelector(after word: String) -> String {
+            var selector = word
+            while peek() == ":", peek(1) != "=" {
+                selector += ":"
+                position += 1
+                guard let next = peek(), Self.isIdentifierStart(next), next != "@" else { break }
+                let start = position
+                let part = scanIdentifierBody()
+                guard peek() == ":" else {
+                    position = start
+                    break
+                }
+                selector += part
+            }
+            return selector
         }
 
         mutating func scanNumber() -> String {

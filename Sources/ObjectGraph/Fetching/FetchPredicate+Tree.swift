@@ -109,6 +109,8 @@ extension FetchPredicate.Operand {
         case .arithmetic(let arithmetic):
             arithmetic.left.visit(includingSubqueries: includingSubqueries, body)
             arithmetic.right.visit(includingSubqueries: includingSubqueries, body)
+        case .function(let call):
+            for argument in call.arguments { argument.visit(includingSubqueries: includingSubqueries, body) }
         case .collectionOperation(let operation, _):
             if includingSubqueries, case .subquery(let subquery) = operation.source {
                 subquery.predicate.visitOperands(includingSubqueries: true, body)
@@ -128,6 +130,9 @@ extension FetchPredicate.Operand {
             arithmetic.left = arithmetic.left.normalized()
             arithmetic.right = arithmetic.right.normalized()
             return .arithmetic(arithmetic)
+        case .function(var call):
+            call.arguments = call.arguments.map { $0.normalized() }
+            return .function(call)
         case .collectionOperation(var operation, let location):
             if case .subquery(var subquery) = operation.source {
                 subquery.predicate = subquery.predicate.normalized()
@@ -161,6 +166,13 @@ extension FetchPredicate.Operand {
             arithmetic.left = try arithmetic.left.substituting(variables, changed: &changed, location: &location)
             arithmetic.right = try arithmetic.right.substituting(variables, changed: &changed, location: &location)
             return .arithmetic(arithmetic)
+        case .function(var call):
+            var arguments: [FetchPredicate.Operand] = []
+            for argument in call.arguments {
+                arguments.append(try argument.substituting(variables, changed: &changed, location: &location))
+            }
+            call.arguments = arguments
+            return .function(call)
         case .collectionOperation(var operation, let operationLocation):
             guard case .subquery(var subquery) = operation.source else { return self }
             let substituted = try subquery.predicate.substituting(variables)
@@ -203,7 +215,9 @@ extension FetchPredicate.Operand {
     /// The source location of the first key or variable in the expression.
     var firstLocation: FetchPredicate.SourceLocation? {
         switch self {
-        case .key(_, let location), .variable(_, let location), .collectionOperation(_, let location): return location
+        case .key(_, let location), .variable(_, let location), .collectionOperation(_, let location),
+            .element(_, let location):
+            return location
         case .value, .evaluatedObject, .object: return nil
         case .aggregate(let elements):
             for element in elements {
@@ -212,6 +226,11 @@ extension FetchPredicate.Operand {
             return nil
         case .arithmetic(let arithmetic):
             return arithmetic.left.firstLocation ?? arithmetic.right.firstLocation
+        case .function(let call):
+            for argument in call.arguments {
+                if let location = argument.firstLocation { return location }
+            }
+            return nil
         }
     }
 

@@ -199,6 +199,9 @@ public struct FetchPredicate: Sendable, Hashable, CustomStringConvertible {
             switch expression {
             case .key(let path, _): keys.insert(path)
             case .collectionOperation(let operation, _): keys.insert(operation.collectionKeyPath)
+            case .element(let index, _):
+                keys.insert(index.collection)
+                if let property = index.property { keys.insert(index.collection + "." + property) }
             default: break
             }
         }

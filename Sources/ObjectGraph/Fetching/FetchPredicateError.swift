@@ -16,8 +16,8 @@ public struct FetchPredicateError: Error, Sendable, Hashable, CustomStringConver
         /// The format string is not well formed: an unexpected token, an unterminated string, an
         /// unbalanced parenthesis.
         case syntax
-        /// The format string uses part of the predicate language this implementation does not support
-        /// (functions, `**`, indexing, key paths through two to-many relationships).
+        /// The format string uses part of the predicate language this implementation does not support, or a
+        /// function it does not know (`FUNCTION(x, 'reverse:')`; see Documentation/predicate-grammar.md).
         case unsupported
         /// A `%` specifier and its argument do not fit: too few or too many arguments, or a value of the
         /// wrong kind (for example a number for `%K`).

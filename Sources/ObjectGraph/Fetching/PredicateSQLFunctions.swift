@@ -24,6 +24,7 @@ import SQLiteStorage
 /// | `objectgraph_avg` | list | `@avg` of a `group_concat` of numbers (NULL for NULL) |
 /// | `objectgraph_arithmetic` | operation, left, right | ``FetchPredicate/Arithmetic`` of two numbers; NULL otherwise |
 /// | `objectgraph_collation_key` | value, variant | ``CollationKey`` of a string as a blob; other values unchanged |
+/// | `objectgraph_function` | function code, arguments… | ``FetchPredicate/FunctionCall`` (`lowercase:`, `abs:`, …) |
 /// | `objectgraph_upper` | text | the text upper-cased as `String.uppercased()` does (derived `uppercase:`) |
 public enum PredicateSQLFunctions {
     /// The name of the SQL function that removes diacritics but keeps case (`[d]` comparisons).
@@ -86,6 +87,7 @@ public enum PredicateSQLFunctions {
             }
         }
         try registerAggregatesAndCollation(on: connection)
+        try registerFunctionCalls(on: connection)
         try connection.registerFunction(name: matchesFunctionName, argumentCount: 3, deterministic: true) { arguments in
             guard arguments.count == 3 else { return .null }
             let caseInsensitive = arguments[2].integerValue.map { $0 & 1 == 1 } ?? false

@@ -18,6 +18,9 @@ protocol PredicateSQLSchema {
     /// The text search index that holds the folded text of the stored attribute `name` of `entity`: its FTS5
     /// table and column; nil when the store has none for it (see ``TextSearchIndex``).
     func textIndex(forAttribute name: String, of entity: EntityDescription) -> (table: String, column: String)?
+    /// The column holding the order of the ordered to-many relationship `name` of `entity` (on the
+    /// destination's table for one-to-many, on the join table for many-to-many); nil when there is none.
+    func orderColumn(forRelationship name: String, of entity: EntityDescription) -> String?
 }
 
 /// How one relationship is stored.

@@ -103,11 +103,15 @@ enum KeyPathReader {
                 guard let destination else { return .value(.null) }
                 return walk(rest, on: destination)
             case .toMany(let elements):
+                guard !rest.isEmpty else { return .many(elements.map(identity(of:))) }
+                let remainder = rest.joined(separator: ".")
                 var values: [FetchPredicate.Resolved] = []
                 for element in elements {
-                    // A second to-many hop flattens (the SQLite store refuses such paths).
-                    if case .many(let inner) = walk(rest, on: element) { values += inner } else {
-                        values.append(walk(rest, on: element))
+                    // A further to-many hop flattens; a missing to-one link before it reaches no values (as
+                    // the nested EXISTS of SQL sees it), while one before an attribute reaches nil.
+                    switch value(of: remainder, on: element) {
+                    case .many(let inner): values += inner
+                    case let single: values.append(single)
                     }
                 }
                 return .many(values)

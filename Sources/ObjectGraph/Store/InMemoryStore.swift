@@ -208,7 +208,8 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
         func relatedIDs(of subject: RowSubject, relationshipIndex index: Int) -> [ManagedObjectID] {
             let relationship = subject.entity.relationships[index]
             if let destination = store.model.entity(named: relationship.destinationEntityName),
-                let inverse = relationship.inverseName.flatMap(destination.relationship(named:)), !inverse.isToMany
+                let inverse = relationship.inverseName.flatMap(destination.relationship(named:)), !inverse.isToMany,
+                !relationship.isOrdered  // the index knows no order; an ordered relationship reads its order below
             {
                 return inverseIndex(inverse, of: destination, owner: subject.entity)[subject.id.primaryKey ?? -1] ?? []
             }
