@@ -69,16 +69,18 @@ extension PostgresStore {
     /// Reads `Z_CHANGES` after ``lastTransaction`` on `connection`, applies other clients' commits to the replica,
     /// and returns them in commit order. Call holding ``lock``.
     func applyNewCommits(on connection: PostgresConnection) throws(ObjectGraphError) -> [RemoteCommit] {
-        // Transactions this client had not seen were purged: what they changed is no longer in the log, so every
-        // row is read again, and the difference reported as one commit.
-        if try purgedThrough(on: connection) > lastTransaction {
-            let changes = try reloadAllReportingChanges(on: connection)
-            return changes.inserted.isEmpty && changes.updated.isEmpty && changes.deleted.isEmpty ? [] : [changes]
-        }
         let rows = try connection.execute(
             #"SELECT "Z_TXID", "Z_CLIENT", "Z_PROCESS", "Z_AUTHOR", "Z_CONTEXT", "Z_INSERTED", "Z_UPDATED", "#
                 + #""Z_DELETED", "Z_LISTS" FROM "Z_CHANGES" WHERE "Z_TXID" > $1 ORDER BY "Z_TXID""#,
             [String(lastTransaction)])
+        // Transactions this client had not seen may have been purged — only possible when the log does not go on
+        // from this client's last one (a gap, or nothing at all), so only then is the purge bound asked for. If
+        // so, what they changed is no longer in the log: every row is read again, the difference one commit.
+        let first = rows.first?[0].flatMap { Int64($0) }
+        if first.map({ $0 > lastTransaction + 1 }) ?? true, try purgedThrough(on: connection) > lastTransaction {
+            let changes = try reloadAllReportingChanges(on: connection)
+            return changes.inserted.isEmpty && changes.updated.isEmpty && changes.deleted.isEmpty ? [] : [changes]
+        }
         var commits: [RemoteCommit] = []
         for row in rows {
             guard let number = row[0].flatMap({ Int64($0) }) else { continue }
