@@ -165,6 +165,39 @@ import TerminalTableView
             PeopleFilter(text: String(lastName.prefix(5))).predicate)))
     }
 
+    /// A key that extends one or two letters the list already shows narrows the people shown instead of testing
+    /// every row of the store (the index cannot answer so short a word): when they are few, at once, with no pause
+    /// in typing, and the list then shows what a fetch finds. A word that does not extend the shown one, or that
+    /// the index answers, fetches in full.
+    @Test func aLongerShortWordNarrowsThePeopleShown() async throws {
+        let fixture = try AppFixture(seeded: false, options: PeopleApp.Options(filterWaitsFromPeople: 0), people: [
+            ("Quinn", "Adams", "Berlin", 30), ("Ada", "Quist", "Oslo", 41), ("Bo", "Iqbal", "Rome", 52),
+            ("Émile", "Zola", "Évian", 62), ("Zoë", "Müller", "Köln", 23), ("Ola", "Berg", "Bergen", 35),
+            ("Åsa", "Lind", "Umeå", 44), ("Béa", "Roux", "Lyon", 28), ("Tom", "Hart", "York", 61),
+            ("Ann", "Bell", "Cork", 19), ("Ivo", "Novak", "Brno", 37), ("Lu", "Chen", "Xi'an", 26),
+        ])
+        await Self.waitForTheList(fixture)
+        let list = fixture.app.list
+        #expect(list.numberOfPeople == 12)
+        fixture.type("/")
+        fixture.type("Q")
+        // One letter on a list that shows everyone: a fetch after a pause in typing.
+        fixture.clock.advance(by: PeopleApp.Options.filterTypingPause * 2)
+        fixture.app.tick()
+        await Self.waitForTheList(fixture)
+        #expect(list.numberOfPeople == 3)
+        let narrower = try PeopleFilter(text: "Qu")
+        #expect(list.narrowsResults(to: narrower))
+        #expect(!list.narrowsResults(to: try PeopleFilter(text: "o")), "not an extension of the shown word")
+        #expect(!list.narrowsResults(to: try PeopleFilter(text: "Qui")), "the index answers three letters")
+        let before = list.refetchCount
+        fixture.type("u")
+        #expect(list.refetchCount == before + 1, "three people are narrowed at once, with no pause")
+        await Self.waitForTheList(fixture)
+        #expect(list.numberOfPeople == 2)
+        #expect(peopleCount(in: fixture.lines[0]) == (try await fixture.storedCount(narrower.predicate)))
+    }
+
     /// Keys pressed while a long list is still being read at start-up (it shows no one yet) must not fetch on the
     /// main queue: a sort or a filter then is read on another thread too.
     @Test func keysWhileTheListLoadsDoNotFetchOnTheMainQueue() async throws {

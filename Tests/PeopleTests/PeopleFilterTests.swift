@@ -27,6 +27,15 @@ import Testing
         #expect(!predicate.evaluate { _ in .string("nobody") })
     }
 
+    @Test(arguments: [
+        ("mu", "mul", true), ("Mü", "mull", true), ("mul", "MUL", true), ("ab", "b", false), ("", "a", false),
+        ("a", "", false), ("age", "age > 3", false), ("age > 3", "age > 30", false), (" ber ", "Berl", true),
+    ])
+    func aFilterNarrowsWhenItsFoldedWordsExtendThePrevious(previous: String, text: String, narrows: Bool) throws {
+        let keys: Set<String> = ["age", "firstName"]
+        #expect(try PeopleFilter(text: text, keys: keys).narrows(PeopleFilter(text: previous, keys: keys)) == narrows)
+    }
+
     @Test func aPredicateIsUsedAsOne() throws {
         let filter = try PeopleFilter(text: #"age > 40 AND city BEGINSWITH "Ber""#, keys: Self.keys)
         #expect(filter.isPredicate)

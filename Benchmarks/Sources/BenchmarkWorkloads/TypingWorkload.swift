@@ -39,7 +39,20 @@ public enum TypingWorkload {
         public var text: String
         public var indexed: Double
         public var scan: Double
+        /// On the indexed store, a tracked list fetched in the background as `people` fetches it: narrowing its
+        /// results when the text extends the last one (``narrows(_:after:shown:total:)``), else in full.
+        public var narrowed: Double
+        /// Whether that keystroke narrowed.
+        public var didNarrow: Bool
         public var matches: Int
+    }
+
+    /// Whether typing `text` after `previous` (which shows `shown` of `total` people) narrows the shown results
+    /// rather than fetching in full, by `people`'s rule: the text extends the previous one, the index cannot
+    /// answer it (fewer than three characters), and the list shows at most a third of the people.
+    public static func narrows(_ text: String, after previous: String, shown: Int, total: Int) -> Bool {
+        guard !previous.isEmpty, text.count > previous.count, text.hasPrefix(previous) else { return false }
+        return text.count < 3 && shown * 3 <= total
     }
 
     /// What the run measured.
@@ -84,7 +97,7 @@ public enum TypingWorkload {
         result.bytesWith = bytes(indexedFile)
 
         let lists = try MainQueue.sync {
-            try [scan, indexed].map { coordinator -> FetchedResultsController<ManagedObject> in
+            try [scan, indexed, indexed].map { coordinator -> FetchedResultsController<ManagedObject> in
                 let context = ManagedObjectContext(concurrencyType: .mainQueue)
                 context.persistentStoreCoordinator = coordinator
                 let controller = makeListController(context, batchSize: 50)
@@ -92,14 +105,25 @@ public enum TypingWorkload {
                 return controller
             }
         }
+        // The third list is tracked, as `people`'s is, so that it may narrow.
+        let delegate = ListDelegate()
+        MainQueue.sync { lists[2].delegate = delegate }
         for word in words {
             var text = ""
+            var shown = 0
+            let everyone = try MainQueue.sync {
+                lists[2].fetchRequest.predicate = nil
+                try lists[2].performFetch()
+                return lists[2].numberOfFetchedObjects
+            }
+            shown = everyone
             for character in word.prefix(8) {
+                let previous = text
                 text.append(character)
                 let predicate = predicate(text)
                 var times: [Double] = []
                 var counts: [Int] = []
-                for list in lists {
+                for list in lists.prefix(2) {
                     let (seconds, matches) = try MainQueue.sync { () throws -> (Double, Int) in
                         var matches = 0
                         let seconds = try Measure.seconds {
@@ -113,10 +137,16 @@ public enum TypingWorkload {
                     times.append(seconds)
                     counts.append(matches)
                 }
-                guard counts[0] == counts[1] else {
-                    throw RawSQLiteError(description: "\"\(text)\": the scan found \(counts[0]), the index \(counts[1])")
+                let narrowing = narrows(text, after: previous, shown: shown, total: everyone)
+                let (narrowedSeconds, narrowedMatches) = try fetchInBackground(lists[2], predicate: predicate,
+                    narrowing: narrowing)
+                shown = narrowedMatches
+                guard counts[0] == counts[1], counts[1] == narrowedMatches else {
+                    throw RawSQLiteError(description: "\"\(text)\": the scan found \(counts[0]), the index \(counts[1]), "
+                        + "the list fetched in the background \(narrowedMatches)")
                 }
-                result.keystrokes.append(Keystroke(text: text, indexed: times[1], scan: times[0], matches: counts[1]))
+                result.keystrokes.append(Keystroke(text: text, indexed: times[1], scan: times[0],
+                    narrowed: narrowedSeconds, didNarrow: narrowing, matches: counts[1]))
             }
         }
         result.importCount = importCount
@@ -138,6 +168,29 @@ public enum TypingWorkload {
         result.importWithout = Measure.median(without)
         result.importWith = Measure.median(with)
         return result
+    }
+
+    /// Sets `list`'s predicate, fetches it in the background (narrowing or not) and reads its first screen once
+    /// the results are in place: seconds from the keystroke to the rows read, and the number of results.
+    static func fetchInBackground(
+        _ list: FetchedResultsController<ManagedObject>, predicate: FetchPredicate, narrowing: Bool
+    ) throws -> (Double, Int) {
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var outcome: Swift.Result<(Double, Int), any Error> = .failure(RawSQLiteError(description: "no completion"))
+        let start = DispatchTime.now().uptimeNanoseconds
+        MainQueue.sync {
+            list.fetchRequest.predicate = predicate
+            list.performFetchInBackground(narrowingCurrentResults: narrowing) { result in
+                outcome = Swift.Result {
+                    try result.get()
+                    try readFirstScreen(list)
+                    return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, list.numberOfFetchedObjects)
+                }
+                done.signal()
+            }
+        }
+        done.wait()
+        return try outcome.get()
     }
 
     /// The first 30 rows as a list shows them: each person's searched values.

@@ -96,10 +96,48 @@ extension FetchPredicate.SQLCompiler {
         return (key, schema.model.entityNumber(of: entity))
     }
 
+    /// An object (`SELF`, a to-one relationship) is one of `elements`: the object constants become one
+    /// `Z_ENT IS n AND Z_PK IN (…)` per entity — `SELF IN %@` with thousands of objects is one list lookup, not an
+    /// `OR` of thousands of comparisons (SQLite refuses an expression tree deeper than 1000).
+    private func objectMembership(
+        pk: SQLFragment, entity: SQLFragment, destination: EntityDescription, _ elements: [SQLOperand],
+        options: FetchPredicate.ComparisonOptions
+    ) -> SQLFragment {
+        var parts: [SQLFragment] = []
+        var keysByEntity: [Int: [Int64]] = [:]
+        var entityOrder: [Int] = []
+        for element in elements {
+            guard case .objectConstant(let id) = element else {
+                parts.append(equality(.identity(pk: pk, entity: entity, destination: destination), element,
+                    options: options))
+                continue
+            }
+            // (An ID no row of this store can have matches nothing.)
+            guard let (key, number) = rowIdentity(of: id, within: destination) else { continue }
+            if keysByEntity[number] == nil { entityOrder.append(number) }
+            keysByEntity[number, default: []].append(key)
+        }
+        for number in entityOrder {
+            var list = ""
+            for key in keysByEntity[number] ?? [] {
+                if !list.isEmpty { list += ", " }
+                list += String(key)
+            }
+            // (Two-valued, as every comparison here: a missing object is simply not in the list.)
+            parts.append("(" + entity + " IS " + SQLFragment.bind(.integer(Int64(number))) + " AND " + pk
+                + " IS NOT NULL AND " + pk + " IN (" + SQLFragment(list) + "))")
+        }
+        if parts.isEmpty { return SQLFragment("0") }
+        return parts.count == 1 ? parts[0] : SQLFragment.group(parts, separator: " OR ")
+    }
+
     /// `member` equals one of `elements`: constants of one storage class become one `IN (…)` list.
     func membership(
         _ member: SQLOperand, _ elements: [SQLOperand], options: FetchPredicate.ComparisonOptions
     ) -> SQLFragment {
+        if case .identity(let pk, let entity, let destination) = member {
+            return objectMembership(pk: pk, entity: entity, destination: destination, elements, options: options)
+        }
         guard case .column(let column) = member else {
             if elements.isEmpty { return SQLFragment("0") }
             return SQLFragment.group(elements.map { equality(member, $0, options: options) }, separator: " OR ")

@@ -27,14 +27,27 @@ extension AnyFetchedResultsController {
     /// - Parameter completion: the outcome: success, or the error ``performFetch()`` would throw (the results
     ///   then stay as they were), or ``ObjectGraphError/fetchCancelled``.
     public func performFetchInBackground(completion: @escaping (Result<Void, ObjectGraphError>) -> Void) {
-        managedObjectContext.checkQueue("performFetchInBackground(completion:)")
+        performFetchInBackground(narrowingCurrentResults: false, completion: completion)
+    }
+
+    /// Starts a background fetch (see ``performFetchInBackground(completion:)``): testing only the current
+    /// results when `narrowing` and ``narrowingFetchPlan()`` allow it, else reading the store.
+    func startBackgroundFetch(narrowing: Bool, completion: @escaping (Result<Void, ObjectGraphError>) -> Void) {
         cancelBackgroundFetch()
         let context = managedObjectContext
         let finish = QueueBound(completion)
         func later(_ result: Result<Void, ObjectGraphError>) {
             context.perform { finish.value(result) }
         }
-        guard let (readPlan, fetchPlan, pending) = backgroundFetchPlan() else {
+        let chosen: (any BackgroundResultsReader, FetchPlan, [ManagedObject])?
+        if narrowing, let narrowed = narrowingFetchPlan() {
+            chosen = narrowed
+            lastFetchNarrowed = true
+        } else {
+            chosen = backgroundFetchPlan()
+            lastFetchNarrowed = false
+        }
+        guard let (readPlan, fetchPlan, pending) = chosen else {
             lastFetchRanInBackground = false
             later(Result { () throws(ObjectGraphError) in try performFetch() })
             return
@@ -89,7 +102,7 @@ extension AnyFetchedResultsController {
 
     /// Puts the results of a finished background fetch in place (unless a later fetch cancelled it), places
     /// the objects that changed meanwhile among them, and calls the completion.
-    private func install(_ outcome: Result<BackgroundFetchResults, ObjectGraphError>, ticket: FetchTicket) {
+    func install(_ outcome: Result<BackgroundFetchResults, ObjectGraphError>, ticket: FetchTicket) {
         guard let fetch = backgroundFetch, fetch.ticket === ticket else { return }
         backgroundFetch = nil
         fetch.observation = nil
@@ -156,7 +169,7 @@ extension AnyFetchedResultsController {
 
     /// What a background fetch reads and how it places rows, and the context's unsaved objects it leaves out of
     /// the rows, when the request allows one (see ``performFetchInBackground(completion:)``); nil otherwise.
-    private func backgroundFetchPlan() -> (BackgroundFetchPlan, FetchPlan, pending: [ManagedObject])? {
+    private func backgroundFetchPlan() -> (any BackgroundResultsReader, FetchPlan, [ManagedObject])? {
         let request = fetchRequest
         let context = managedObjectContext
         guard !request.sortCriteria.isEmpty, request.fetchBatchSize > 0,

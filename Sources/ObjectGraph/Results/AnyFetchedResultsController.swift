@@ -186,6 +186,9 @@ open class AnyFetchedResultsController {
     var backgroundFetch: BackgroundFetch?
     /// Whether the last ``performFetchInBackground(completion:)`` read the store on another thread (for tests).
     var lastFetchRanInBackground = false
+    /// Whether the last background fetch tested only the current results (see
+    /// ``performFetchInBackground(narrowingCurrentResults:completion:)``; for tests).
+    var lastFetchNarrowed = false
     /// Calls the next background fetches make on their thread (for tests).
     var backgroundFetchHooks: BackgroundFetchHooks?
     /// The context's ``ManagedObjectContext/objectIDGeneration`` when IDs were last adopted.

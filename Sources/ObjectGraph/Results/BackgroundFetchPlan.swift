@@ -39,9 +39,18 @@ struct SectionCacheWrite: Sendable {
     }
 }
 
+/// What a background fetch runs on another thread to build its results: a read of the store
+/// (``BackgroundFetchPlan``) or a test of the current results against a narrower request (``NarrowingFetchPlan``).
+protocol BackgroundResultsReader: Sendable {
+    /// Builds the results; throws ``ObjectGraphError/fetchCancelled`` once `ticket` is cancelled.
+    func run(_ ticket: FetchTicket) throws(ObjectGraphError) -> BackgroundFetchResults
+    /// Calls made on the fetching thread (for tests).
+    var hooks: BackgroundFetchHooks? { get }
+}
+
 /// What a background fetch reads and how it turns rows into results: everything it needs, copied on the
 /// context's queue, so that it runs on another thread without touching the context or the controller.
-struct BackgroundFetchPlan: Sendable {
+struct BackgroundFetchPlan: BackgroundResultsReader {
     /// Where the rows come from: the coordinator's stores, or a parent context (asked on its own queue).
     let source: any ObjectSource
     let entity: EntityDescription

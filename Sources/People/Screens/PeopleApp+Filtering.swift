@@ -14,14 +14,21 @@ extension PeopleApp {
 
     /// Whether typed filter `text` waits for a pause in typing before it fetches: on a slow list (see
     /// ``filterIsSlow``), unless the store answers it from its text search index
-    /// (``PeopleFilter/usesTextIndex(in:)``). Then every key fetches on another thread, and a fetch still running
-    /// for the text before is cancelled, never shown.
+    /// (``PeopleFilter/usesTextIndex(in:)``) or the list narrows a few shown people to it
+    /// (``PeopleListViewController/narrowsResults(to:)``). Then every key fetches on another thread, and a fetch
+    /// still running for the text before is cancelled, never shown.
     func filterWaitsForPause(_ text: String) -> Bool {
         guard filterIsSlow else { return false }
         let model = stack.coordinator.managedObjectModel
         guard let filter = try? PeopleFilter(text: text, keys: filterKeys) else { return true }
-        return !filter.usesTextIndex(in: model)
+        if filter.usesTextIndex(in: model) { return false }
+        // Narrowing a few shown people costs milliseconds too.
+        return !(list.narrowsResults(to: filter) && list.numberOfPeople <= Self.narrowsWithoutPauseUpTo)
     }
+
+    /// The most shown people a narrowing filter tests at every key rather than after a pause in typing: about
+    /// 50 ms of work (see ``PeopleListViewController/narrowsResults(to:)``).
+    static let narrowsWithoutPauseUpTo = 20_000
 
     /// The person's stored attribute names: text starting with one of them is read as a predicate.
     var filterKeys: Set<String> {

@@ -66,6 +66,17 @@ public struct PeopleFilter: Sendable, Hashable {
         return Self.searchedKeys.allSatisfy { person.attribute(named: $0)?.isIndexedBySpotlight == true }
     }
 
+    /// Whether everyone this filter finds is someone `previous` finds, so that the list may narrow the people it
+    /// shows instead of reading the store again: both are words to look for, and this one's text, with case and
+    /// diacritics folded, contains the previous one's (`mul` → `mull`, `Mü` → `mull`). A predicate typed as
+    /// text never narrows: telling whether one predicate implies another is not worth guessing.
+    public func narrows(_ previous: PeopleFilter) -> Bool {
+        guard !isPredicate, !previous.isPredicate, predicate != nil, previous.predicate != nil else { return false }
+        let words = StringFolding.folded(text.trimmingCharacters(in: .whitespaces))
+        let previousWords = StringFolding.folded(previous.text.trimmingCharacters(in: .whitespaces))
+        return words.contains(previousWords)
+    }
+
     private static let upperCaseKeywords: Set<Substring> = [
         "AND", "OR", "NOT", "IN", "BETWEEN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES",
         "TRUEPREDICATE", "FALSEPREDICATE",

@@ -28,7 +28,8 @@ extension PeopleListViewController {
         }
         backgroundTarget = (filter, mode)
         let generation = refetchCount
-        controller.performFetchInBackground { [weak self] result in
+        let narrowing = controller === resultsController && mode == sectionMode && narrowsResults(to: filter)
+        controller.performFetchInBackground(narrowingCurrentResults: narrowing) { [weak self] result in
             MainActor.assumeIsolated {
                 guard let self else { return }
                 if case .failure(.fetchCancelled) = result { return }
@@ -60,6 +61,30 @@ extension PeopleListViewController {
                 }
             }
         }
+    }
+
+    /// Whether the list fetches `filter` by narrowing the people it shows (see
+    /// ``AnyFetchedResultsController/performFetchInBackground(narrowingCurrentResults:completion:)``) rather than
+    /// reading the store again: the filter finds only people the shown one finds (``PeopleFilter/narrows(_:)``),
+    /// the store's text search index cannot answer it (one or two letters, or no index: the store would test
+    /// every row), and the list shows at most a third of the people in the store. Testing a shown person by key
+    /// costs about two and a half times what the scan pays per row (`Benchmarks/README.md`, workload 7); a
+    /// filter the index answers is cheaper fetched in full whatever the list shows.
+    public func narrowsResults(to filter: PeopleFilter) -> Bool {
+        guard filter.narrows(self.filter), let model = context.persistentStoreCoordinator?.managedObjectModel,
+            !filter.usesTextIndex(in: model)
+        else { return false }
+        return numberOfPeople * 3 <= peopleInStore()
+    }
+
+    /// How many people the store holds: counted when the list is not filtered, else asked of the store (a count,
+    /// which SQLite answers from an index) and remembered until the list next shows everyone.
+    func peopleInStore() -> Int {
+        if filter.predicate == nil, !isFetchingInBackground { return numberOfPeople }
+        if let known = knownPeopleInStore { return known }
+        let counted = (try? context.count(for: FetchRequest<Person>(entityName: PeopleModel.entityName))) ?? 0
+        knownPeopleInStore = counted
+        return counted
     }
 
     /// Whether the list is being fetched on another thread for a new filter or section mode.

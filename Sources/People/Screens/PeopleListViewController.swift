@@ -15,6 +15,8 @@ public final class PeopleListViewController {
     public internal(set) var resultsController: FetchedResultsController<Person>
     /// The filter the list shows (``PeopleFilter/none`` for everyone).
     public private(set) var filter = PeopleFilter.none
+    /// How many people the store held when ``peopleInStore()`` last counted them (while the list is filtered).
+    var knownPeopleInStore: Int?
     /// How the list is sorted and sectioned.
     public internal(set) var sectionMode = PeopleSectionMode.lastNameInitial
     /// Called after every change batch has been applied to the table (the app redraws then).
@@ -171,6 +173,7 @@ public final class PeopleListViewController {
     /// still on the list.
     func showFetchedResults(filter: PeopleFilter, selecting selected: Person?, started: ContinuousClock.Instant) {
         self.filter = filter
+        if filter.predicate == nil { knownPeopleInStore = nil }
         tableView.reloadData()
         if let selected, let indexPath = resultsController.indexPath(forObject: selected) {
             tableView.selectRow(at: indexPath, scrollPosition: .middle)
