@@ -30,6 +30,9 @@ struct StoreReport {
     var countProblem: String?
     /// The files of values stored outside the database (external binary storage).
     var externalData: ExternalBinaryDataUsage? = nil
+    /// How the store answers `CONTAINS[cd]` and its kin on the model's text-indexed attributes (nil when the model
+    /// indexes none).
+    var textSearch: String? = nil
 
     /// The report as text.
     func rendered() -> String {
@@ -46,6 +49,7 @@ struct StoreReport {
             lines.append("External data:       \(externalData.fileCount) file\(externalData.fileCount == 1 ? "" : "s"), "
                 + "\(externalData.byteCount) bytes in \(externalData.folder.path)")
         }
+        if let textSearch { lines.append("Text search:         \(textSearch)") }
         switch (compatibility, matches) {
         case (.incompatible(let reason)?, _):
             lines.append("Matches the model:   NO — \(reason)")
@@ -133,7 +137,34 @@ enum StoreInspector {
             storeVersionName: versionName(of: metadata, modelPath: modelPath), modelPath: modelPath,
             modelVersionHash: model.versionHash, matches: matches, compatibility: compatibility, entities: entities,
             countProblem: countProblem,
-            externalData: isServer ? nil : PersistentStoreCoordinator.externalBinaryDataUsage(ofStoreAt: storeURL))
+            externalData: isServer ? nil : PersistentStoreCoordinator.externalBinaryDataUsage(ofStoreAt: storeURL),
+            textSearch: textSearch(model: model, metadata: metadata, isServer: isServer))
+    }
+
+    /// How the store answers text comparisons of the model's attributes marked for the text search index
+    /// ("Index in Spotlight"): through an FTS5 trigram index in an SQLite store ObjectGraph writes, by testing
+    /// every row elsewhere — said plainly, so that nobody expects an index where there is none.
+    static func textSearch(model: ManagedObjectModel, metadata: StoreMetadata, isServer: Bool) -> String? {
+        // Each attribute under the entity that declares it (sub-entities inherit their parent's).
+        let indexed = model.entities.flatMap { entity in
+            let inherited = Set(entity.parentEntityName.flatMap(model.entity(named:))?.attributes.map(\.name) ?? [])
+            return entity.attributes.filter {
+                $0.isIndexedBySpotlight && !$0.isTransient && $0.attributeType == .string && !inherited.contains($0.name)
+            }.map { "\(entity.name).\($0.name)" }
+        }
+        guard !indexed.isEmpty else { return nil }
+        let attributes = Array(Set(indexed)).sorted().joined(separator: ", ")
+        if isServer {
+            return "scans: each client tests every row of its copy of the store (no pg_trgm index) for \(attributes)"
+        }
+        switch (metadata.storeType, metadata.writer) {
+        case ("SQLite", .objectGraph):
+            return "FTS5 trigram index (patterns of three or more characters) for \(attributes)"
+        case ("SQLite", _):
+            return "scans: a store Core Data wrote gets no index from ObjectGraph (\(attributes))"
+        default:
+            return "scans (\(metadata.storeType) store) for \(attributes)"
+        }
     }
 
     /// The model version that wrote the store: the metadata's, or the last version of the bundle at

@@ -47,6 +47,21 @@ struct StoreInfoCommandTests {
         }
     }
 
+    @Test("the text search line says how the model's text-indexed attributes are searched, and only when it has some")
+    func textSearchLine() throws {
+        let people = folder.file("people.sqlite").path
+        let sample = ModelFixtures.packageRoot.appendingPathComponent("Resources/SamplePeople.json")
+        try ObjectGraphTool.succeed(["import", "--model", ModelFixtures.people.path, "--store", people, "--entity",
+            "Person", sample.path])
+        let output = try ObjectGraphTool.succeed(["store-info", "--model", ModelFixtures.people.path, "--store", people])
+        #expect(output.contains("Text search:         FTS5 trigram index (patterns of three or more characters) for "
+            + "Person.city, Person.email, Person.firstName, Person.lastName"), "\(output)")
+        let model = try ModelFixtures.catalog(in: folder.url).path
+        try importRows(model: model)
+        let catalog = try ObjectGraphTool.succeed(["store-info", "--model", model, "--store", store])
+        #expect(!catalog.contains("Text search:"), "\(catalog)")
+    }
+
     @Test("an atomic store is recognised by its first bytes: store-info, query and counts work on it")
     func atomicStore() throws {
         let modelURL = try ModelFixtures.catalog(in: folder.url)
