@@ -8,7 +8,7 @@ import Testing
 @Suite struct NarrowingFetchTests {
     private static var timeout: DispatchTime { .now() + 60 }
 
-    private static func request(predicate: FetchPredicate?) -> FetchRequest<ManagedObject> {
+    fileprivate static func request(predicate: FetchPredicate?) -> FetchRequest<ManagedObject> {
         var request = FetchRequest<ManagedObject>(entityName: "Item")
         request.sortCriteria = [SortCriterion("group"), SortCriterion("name", comparison: .localized),
             SortCriterion("rank", ascending: false)]
@@ -64,25 +64,43 @@ import Testing
         }
     }
 
+    /// A store of random items, a writer context on it, and a merging view context with a controller over every
+    /// item, fetched (tracked by a delegate when asked).
+    private struct Fixture {
+        let stack: TestStack
+        let writer: ManagedObjectContext
+        let view: ManagedObjectContext
+        let controller: FetchedResultsController<ManagedObject>
+        let recorder = ChangeRecorder()
+        var rng: SeededRandom
+
+        init(seed: UInt64, count: Int, tracked: Bool) throws {
+            var local = SeededRandom(seed: seed)
+            let stack = try TestStack(.sqlite)
+            let writer = stack.context(name: "writer")
+            try writer.performAndWait {
+                for _ in 0..<count { RandomItems.randomize(try writer.insertNewObject(forEntityName: "Item"), &local) }
+                try writer.save()
+            }
+            let view = stack.context(name: "view")
+            view.performAndWait { view.automaticallyMergesChangesFromParent = true }
+            let controller = FetchedResultsController(fetchRequest: NarrowingFetchTests.request(predicate: nil),
+                managedObjectContext: view, sectionNameKeyPath: "group")
+            let recorder = recorder
+            try view.performAndWait {
+                if tracked { controller.delegate = recorder }
+                try controller.performFetch()
+            }
+            (self.stack, self.writer, self.view, self.controller, rng) = (stack, writer, view, controller, local)
+        }
+    }
+
     @Test(arguments: 1...30)
     func narrowingGivesWhatAFullFetchGives(seed: UInt64) throws {
-        var rng = SeededRandom(seed: seed)
-        let stack = try TestStack(.sqlite)
-        let writer = stack.context(name: "writer")
-        try writer.performAndWait {
-            // (A few stores are larger than a narrowing's group of a thousand results.)
-            for _ in 0..<(seed <= 3 ? 2500 : 300) { RandomItems.randomize(try writer.insertNewObject(forEntityName: "Item"), &rng) }
-            try writer.save()
-        }
-        let view = stack.context(name: "view")
-        view.performAndWait { view.automaticallyMergesChangesFromParent = true }
-        let controller = FetchedResultsController(fetchRequest: Self.request(predicate: nil), managedObjectContext: view,
-            sectionNameKeyPath: "group")
-        let recorder = ChangeRecorder()
-        try view.performAndWait {
-            controller.delegate = recorder
-            try controller.performFetch()
-        }
+        // (A few stores are larger than a narrowing's group of a thousand results.)
+        let fixture = try Fixture(seed: seed, count: seed <= 3 ? 2500 : 300, tracked: true)
+        let (writer, view, controller) = (fixture.writer, fixture.view, fixture.controller)
+        var rng = fixture.rng
         var predicate: FetchPredicate?
         for _ in 0..<4 {
             // Saved elsewhere and merged, and unsaved here: both must be in the narrowed results as in a fetch.
@@ -106,17 +124,8 @@ import Testing
     }
 
     @Test func resultsNothingTracksAreFetchedInFull() throws {
-        var rng = SeededRandom(seed: 5)
-        let stack = try TestStack(.sqlite)
-        let writer = stack.context(name: "writer")
-        try writer.performAndWait {
-            for _ in 0..<50 { RandomItems.randomize(try writer.insertNewObject(forEntityName: "Item"), &rng) }
-            try writer.save()
-        }
-        let view = stack.context(name: "view")
-        let controller = FetchedResultsController(fetchRequest: Self.request(predicate: nil), managedObjectContext: view,
-            sectionNameKeyPath: "group")
-        try view.performAndWait { try controller.performFetch() }
+        let fixture = try Fixture(seed: 5, count: 50, tracked: false)
+        let (view, controller) = (fixture.view, fixture.controller)
         // Nothing tracks these results: a save merged meanwhile may have changed which objects match.
         let predicate = try FetchPredicate(format: "rank >= 2")
         view.performAndWait { controller.fetchRequest.predicate = predicate }
@@ -126,21 +135,8 @@ import Testing
     }
 
     @Test func aChangedSortIsFetchedInFull() throws {
-        var rng = SeededRandom(seed: 6)
-        let stack = try TestStack(.sqlite)
-        let writer = stack.context(name: "writer")
-        try writer.performAndWait {
-            for _ in 0..<50 { RandomItems.randomize(try writer.insertNewObject(forEntityName: "Item"), &rng) }
-            try writer.save()
-        }
-        let view = stack.context(name: "view")
-        let controller = FetchedResultsController(fetchRequest: Self.request(predicate: nil), managedObjectContext: view,
-            sectionNameKeyPath: "group")
-        let recorder = ChangeRecorder()
-        try view.performAndWait {
-            controller.delegate = recorder
-            try controller.performFetch()
-        }
+        let fixture = try Fixture(seed: 6, count: 50, tracked: true)
+        let (view, controller) = (fixture.view, fixture.controller)
         var request = Self.request(predicate: try FetchPredicate(format: "rank >= 1"))
         request.sortCriteria = [SortCriterion("group"), SortCriterion("rank")]
         view.performAndWait { controller.fetchRequest = request }

@@ -167,16 +167,14 @@ extension AnyFetchedResultsController {
         fetch.completion(.success(()))
     }
 
-    /// What a background fetch reads and how it places rows, and the context's unsaved objects it leaves out of
-    /// the rows, when the request allows one (see ``performFetchInBackground(completion:)``); nil otherwise.
-    private func backgroundFetchPlan() -> (any BackgroundResultsReader, FetchPlan, [ManagedObject])? {
-        let request = fetchRequest
-        let context = managedObjectContext
-        guard !request.sortCriteria.isEmpty, request.fetchBatchSize > 0,
-            request.fetchLimit <= 0, request.fetchOffset <= 0,
-            let coordinator = context.persistentStoreCoordinator,
+    /// Where a background fetch of `request` reads its rows, its entity and model, and its fetch plan; nil when
+    /// the context has no coordinator or the model no such entity.
+    func backgroundSource(for request: FetchRequest<ManagedObject>)
+        -> (any ObjectSource, EntityDescription, ManagedObjectModel, FetchPlan)?
+    {
+        guard let coordinator = managedObjectContext.persistentStoreCoordinator,
             let entity = coordinator.managedObjectModel.entity(named: request.entityName),
-            var source = try? context.objectSource()
+            var source = try? managedObjectContext.objectSource()
         else { return nil }
         // A child context's rows are its parent's state, read on the parent's queue; the child adopts the
         // parent's new permanent IDs when the results are back on its own queue.
@@ -187,6 +185,18 @@ extension AnyFetchedResultsController {
         let model = coordinator.managedObjectModel
         let fetchPlan = FetchPlan(request: request, sectionNaming: sectionNaming, entity: entity, model: model,
             coordinator: coordinator)
+        return (source, entity, model, fetchPlan)
+    }
+
+    /// What a background fetch reads and how it places rows, and the context's unsaved objects it leaves out of
+    /// the rows, when the request allows one (see ``performFetchInBackground(completion:)``); nil otherwise.
+    private func backgroundFetchPlan() -> (any BackgroundResultsReader, FetchPlan, [ManagedObject])? {
+        let request = fetchRequest
+        let context = managedObjectContext
+        guard !request.sortCriteria.isEmpty, request.fetchBatchSize > 0,
+            request.fetchLimit <= 0, request.fetchOffset <= 0,
+            let (source, entity, model, fetchPlan) = backgroundSource(for: request)
+        else { return nil }
         guard keysAreStoredAttributes(model: model, among: fetchPlan.trackedEntityNames) else { return nil }
         // A current section cache is read at once, with no query, by the fetch on the queue; the results read
         // here are written to it (a child context's only if no ancestor answered from unsaved changes).

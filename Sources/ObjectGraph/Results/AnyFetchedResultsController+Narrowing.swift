@@ -39,23 +39,13 @@ extension AnyFetchedResultsController {
     func narrowingFetchPlan() -> (any BackgroundResultsReader, FetchPlan, [ManagedObject])? {
         let request = fetchRequest
         let current = resultsRequest
-        let context = managedObjectContext
         guard hasFetched, isTracking, !missedChanges, case .indexed = core.form,
             let predicate = request.predicate, request.entityName == current.entityName,
             request.sortCriteria == current.sortCriteria, request.includesSubentities == current.includesSubentities,
             request.fetchLimit <= 0, request.fetchOffset <= 0, current.fetchLimit <= 0, current.fetchOffset <= 0,
             Self.sameStores(request.affectedStores, current.affectedStores),
-            let coordinator = context.persistentStoreCoordinator,
-            let entity = coordinator.managedObjectModel.entity(named: request.entityName),
-            var source = try? context.objectSource()
+            let (source, entity, model, fetchPlan) = backgroundSource(for: request)
         else { return nil }
-        if var parentSource = source as? ParentContextObjectSource {
-            parentSource.adoptsInChild = false
-            source = parentSource
-        }
-        let model = coordinator.managedObjectModel
-        let fetchPlan = FetchPlan(request: request, sectionNaming: sectionNaming, entity: entity, model: model,
-            coordinator: coordinator)
         let pending = Array(pendingTrackedObjects(among: fetchPlan.trackedEntityNames))
         // Results under temporary IDs are left out and placed from memory when they are the context's own unsaved
         // objects; a parent's unsaved objects (in a child context) have no row to test.
