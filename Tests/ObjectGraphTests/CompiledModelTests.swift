@@ -40,12 +40,16 @@ import TestSupport
                     + "transformer=\(a.valueTransformerName ?? "-") preserves=\(a.preservesValueInHistoryOnDeletion) "
                     + "external=\(a.allowsExternalBinaryDataStorage)"
             }
+            let composites = entity.ownCompositeAttributes.sorted { $0.name < $1.name }.map { c in
+                "  composite \(c.name) optional=\(c.isOptional) transient=\(c.isTransient) "
+                    + "elements=\(c.elements.map(\.description))"
+            }
             let relationships = entity.ownRelationships.sorted { $0.name < $1.name }.map { r in
                 "  \(r.name) → \(r.destinationEntityName) inverse=\(r.inverseName ?? "-") many=\(r.isToMany) "
                     + "ordered=\(r.isOrdered) rule=\(r.deleteRule) optional=\(r.isOptional) min=\(r.minCount) "
                     + "max=\(r.maxCount)"
             }
-            return [head] + attributes + relationships
+            return [head] + attributes + composites + relationships
         } + ["identifiers=\(model.versionIdentifiers.sorted())"]
     }
 

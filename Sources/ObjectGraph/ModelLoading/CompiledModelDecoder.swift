@@ -10,6 +10,7 @@ import Foundation
 /// indexes, renaming identifier, version hash modifier, user info), `NSAttributeDescription` and
 /// `NSDerivedAttributeDescription` (name, type code, optional/transient, default value, value transformer,
 /// custom class, renaming identifier, version hash modifier, external storage and preserve-on-deletion flags),
+/// `NSCompositeAttributeDescription` (type 2100: an attribute's keys plus its elements, `NSCompositeElements`),
 /// `NSRelationshipDescription` (destination, inverse, minimum and maximum count, delete rule, ordered,
 /// optional/transient). Fetched properties are left out (as the source loader leaves them out).
 struct CompiledModelDecoder {
@@ -124,16 +125,18 @@ struct CompiledModelDecoder {
         return (bits & 0x02 != 0, bits & 0x08 != 0)
     }
 
-    private func decodeAttribute(_ property: KeyedArchive.Object, entity: String) throws(ModelLoadError)
-        -> AttributeDescription
+    /// The deepest nesting of composites accepted (an archive can make a composite contain itself).
+    static let maximumCompositeDepth = 16
+
+    private func decodeAttribute(_ property: KeyedArchive.Object, entity: String, depth: Int = 0)
+        throws(ModelLoadError) -> AttributeDescription
     {
         guard let name = archive.string(property["NSPropertyName"]), !name.isEmpty else {
             throw failure("an attribute of entity '\(entity)' has no NSPropertyName")
         }
         let code = archive.integer(property["NSAttributeType"]) ?? 0
         guard let type = AttributeType(rawValue: Int(clamping: code)) else {
-            let what = code == 2100 ? "a Composite attribute (type 2100), which is not supported yet" : "type code \(code)"
-            throw failure("attribute '\(entity).\(name)' is \(what)")
+            throw failure("attribute '\(entity).\(name)' is of type code \(code)")
         }
         let bits = flags(property)
         let isOptional = archive.boolean(property["NSIsOptional"]) ?? bits.optional ?? false
@@ -149,7 +152,34 @@ struct CompiledModelDecoder {
         if let flagBits = archive.integer(property["NSFlagsKey"]), flagBits & 0x10 != 0 {
             attribute.preservesValueInHistoryOnDeletion = true
         }
+        if type == .composite { attribute.elements = try compositeElements(property, of: "\(entity).\(name)", depth: depth) }
         return attribute
+    }
+
+    /// An `NSCompositeAttributeDescription`'s elements: the attribute descriptions archived, in order, under
+    /// `NSCompositeElements` (the key Core Data's `encodeWithCoder:` uses).
+    private func compositeElements(_ property: KeyedArchive.Object, of path: String, depth: Int) throws(ModelLoadError)
+        -> [AttributeDescription]
+    {
+        guard depth < Self.maximumCompositeDepth else {
+            throw failure("composite attribute '\(path)' nests more than \(Self.maximumCompositeDepth) levels deep")
+        }
+        guard let list = archive.array(property["NSCompositeElements"]) else {
+            throw failure("composite attribute '\(path)' has no NSCompositeElements array")
+        }
+        var elements: [AttributeDescription] = []
+        var names: Set<String> = []
+        for value in list {
+            guard let object = archive.object(value),
+                Set(object.classes + [object.className]).contains("NSAttributeDescription")
+            else { throw failure("an element of composite attribute '\(path)' is not an attribute description") }
+            let element = try decodeAttribute(object, entity: path, depth: depth + 1)
+            guard names.insert(element.name).inserted else {
+                throw failure("composite attribute '\(path)' has two elements named '\(element.name)'")
+            }
+            elements.append(element)
+        }
+        return elements
     }
 
     private func decodeRelationship(_ property: KeyedArchive.Object, entity: String) throws(ModelLoadError)
