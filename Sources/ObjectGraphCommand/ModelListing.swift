@@ -117,8 +117,9 @@ struct ModelListing {
         if !model.fetchRequestTemplates.isEmpty {
             lines.append("fetch requests")
             for template in model.fetchRequestTemplates {
-                lines.append("  \(template.name): \(template.entityName)"
-                    + (template.predicateFormat.map { " where \($0)" } ?? " (all objects)"))
+                let condition = template.unreadablePredicate.map { " (predicate not readable: \($0))" }
+                    ?? template.predicateFormat.map { " where \($0)" } ?? " (all objects)"
+                lines.append("  \(template.name): \(template.entityName)" + condition)
             }
             lines.append("")
         }

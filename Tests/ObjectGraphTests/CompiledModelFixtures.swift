@@ -88,8 +88,21 @@ enum CompiledModelFixtures {
         } else {
             entities = archive.dictionary(entityEntries)
         }
+        // Fetch request templates: archived NSFetchRequests with their entity and NSPredicate.
+        let templates = model.fetchRequestTemplates.map { template -> (String, PropertyListValue) in
+            var fields: [(String, PropertyListValue)] = [
+                ("NSEntity", entitySlots[template.entityName] ?? archive.add(.string(template.entityName))),
+                ("NSFetchLimit", .integer(0)), ("NSBatchSize", .integer(0)), ("NSResultType", .integer(0)),
+                ("NSHasFetchRequestFlags", .boolean(true)), ("NSFetchRequestFlags", .integer(0x1E)),
+            ]
+            if let predicate = (try? template.predicate()) ?? nil {
+                fields.append(("NSPredicate", ArchivedPredicateFixtures.predicate(predicate, archive)))
+            }
+            return (template.name, archive.object("NSFetchRequest", chain: ["NSPersistentStoreRequest"], fields: fields))
+        }
         archive.object("NSManagedObjectModel", fields: [
             ("NSEntities", entities),
+            ("NSFetchRequestTemplates", archive.dictionary(templates)),
             ("NSVersionIdentifiers", archive.array(model.versionIdentifiers.sorted().map { archive.add(.string($0)) },
                 className: "NSSet")),
             ("CDMCompilerToolVersion", .real(15.0)),
@@ -126,6 +139,7 @@ enum CompiledModelFixtures {
         var flags: Int64 = 0xF1
         if attribute.isOptional { flags += 0x02 }
         if attribute.isTransient { flags += 0x08 }
+        if attribute.isIndexedBySpotlight { flags += 0x100 }
         var fields: [(String, PropertyListValue)] = [
             ("NSPropertyName", archive.add(.string(attribute.name))),
             ("NSEntity", entity ?? .uid(0)),
@@ -134,6 +148,7 @@ enum CompiledModelFixtures {
         ]
         if attribute.isOptional { fields.append(("NSIsOptional", .boolean(true))) }
         if attribute.isTransient { fields.append(("NSIsTransient", .boolean(true))) }
+        if attribute.isIndexedBySpotlight { fields.append(("NSIndexedBySpotlight", .boolean(true))) }
         if attribute.preservesValueInHistoryOnDeletion { fields.append(("NSFlagsKey", .integer(0x10))) }
         if attribute.allowsExternalBinaryDataStorage {
             fields.append(("NSAllowsExternalBinaryDataStorage", .boolean(true)))

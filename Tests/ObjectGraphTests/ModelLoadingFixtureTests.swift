@@ -36,7 +36,7 @@ import Testing
         Expectation(fixture: "Contacts", entities: ["Card": (2, 0, nil)]),
         // Place: address.street, address.geo.latitude, address.geo.longitude, location.latitude, location.longitude,
         // name; Cafe: hours.closes, hours.opens.
-        Expectation(fixture: "Places", entities: ["Place": (6, 0, nil), "Cafe": (2, 0, "Place")]),
+        Expectation(fixture: "Places", entities: ["Place": (6, 0, nil), "Cafe": (2, 0, "Place")], fetchRequests: 3),
     ]
 
     @Test(arguments: expectations)

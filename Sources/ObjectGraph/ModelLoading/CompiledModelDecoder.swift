@@ -5,11 +5,13 @@ import Foundation
 /// loads into.
 ///
 /// What is read (class and key names as Core Data archives them): `NSManagedObjectModel` (`NSEntities`,
-/// `NSVersionIdentifiers`, `NSConfigurations`, `NSFetchRequestTemplates` by name and entity),
+/// `NSVersionIdentifiers`, `NSConfigurations`, `NSFetchRequestTemplates`: archived `NSFetchRequest`s with their
+/// entity and `NSPredicate`, read by ``ArchivedPredicateDecoder``),
 /// `NSEntityDescription` (name, class name, superentity, abstract, properties, uniqueness constraints, fetch
 /// indexes, renaming identifier, version hash modifier, user info), `NSAttributeDescription` and
 /// `NSDerivedAttributeDescription` (name, type code, optional/transient, default value, value transformer,
-/// custom class, renaming identifier, version hash modifier, external storage and preserve-on-deletion flags),
+/// custom class, renaming identifier, version hash modifier, external storage and preserve-on-deletion flags, the
+/// Spotlight flag `NSIndexedBySpotlight`),
 /// `NSCompositeAttributeDescription` (type 2100: an attribute's keys plus its elements, `NSCompositeElements`),
 /// `NSRelationshipDescription` (destination, inverse, minimum and maximum count, delete rule, ordered,
 /// optional/transient). Fetched properties are left out (as the source loader leaves them out).
@@ -57,8 +59,7 @@ struct CompiledModelDecoder {
                 let entity = archive.object(request["NSEntity"]).flatMap({ archive.string($0["NSEntityName"]) })
                     ?? archive.string(request["NSEntityName"])
             else { continue }
-            // (Predicates inside templates are archived NSPredicate objects; they are not translated yet.)
-            templates.append(FetchRequestTemplate(name: name, entityName: entity, predicateFormat: nil))
+            templates.append(template(named: name, entity: entity, predicate: request["NSPredicate"]))
         }
         templates.sort { $0.name < $1.name }
         do {
@@ -67,6 +68,25 @@ struct CompiledModelDecoder {
                 classes: classes)
         } catch {
             throw ModelLoadError(file: source, reason: .inconsistent(error))
+        }
+    }
+
+    /// A template whose `NSPredicate` (nil: every object) is read as a predicate tree; one that cannot be read
+    /// leaves the template saying why (``FetchRequestTemplate/unreadablePredicate``), so the model still loads and
+    /// using that template is the error.
+    private func template(named name: String, entity: String, predicate value: KeyedArchive.Value?)
+        -> FetchRequestTemplate
+    {
+        guard let value, archive.resolved(value) != nil, archive.resolved(value) != .null else {
+            return FetchRequestTemplate(name: name, entityName: entity, predicateFormat: nil)
+        }
+        do {
+            return FetchRequestTemplate(name: name, entityName: entity,
+                predicate: try ArchivedPredicateDecoder(archive: archive).predicate(value))
+        } catch {
+            var template = FetchRequestTemplate(name: name, entityName: entity, predicateFormat: nil)
+            template.unreadablePredicate = "its archived predicate holds \(error.reason)"
+            return template
         }
     }
 
@@ -119,10 +139,11 @@ struct CompiledModelDecoder {
             versionHashModifier: archive.string(object["NSVersionHashModifier"]), userInfo: userInfo(object))
     }
 
-    /// The `_P` flags byte Core Data archives with each property: +0x02 optional, +0x04 read-only, +0x08 transient.
-    private func flags(_ property: KeyedArchive.Object) -> (optional: Bool?, transient: Bool?) {
-        guard let bits = archive.integer(property["_P"]) else { return (nil, nil) }
-        return (bits & 0x02 != 0, bits & 0x08 != 0)
+    /// The `_P` flags Core Data archives with each property: +0x02 optional, +0x04 read-only, +0x08 transient,
+    /// +0x100 indexed by Spotlight (the bits `NSPropertyDescription`'s `encodeWithCoder:` sets beside its Boolean keys).
+    private func flags(_ property: KeyedArchive.Object) -> (optional: Bool?, transient: Bool?, spotlight: Bool?) {
+        guard let bits = archive.integer(property["_P"]) else { return (nil, nil, nil) }
+        return (bits & 0x02 != 0, bits & 0x08 != 0, bits & 0x100 != 0)
     }
 
     /// The deepest nesting of composites accepted (an archive can make a composite contain itself).
@@ -152,6 +173,7 @@ struct CompiledModelDecoder {
         if let flagBits = archive.integer(property["NSFlagsKey"]), flagBits & 0x10 != 0 {
             attribute.preservesValueInHistoryOnDeletion = true
         }
+        attribute.isIndexedBySpotlight = archive.boolean(property["NSIndexedBySpotlight"]) ?? bits.spotlight ?? false
         if type == .composite { attribute.elements = try compositeElements(property, of: "\(entity).\(name)", depth: depth) }
         return attribute
     }
