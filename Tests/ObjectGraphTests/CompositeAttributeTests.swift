@@ -297,3 +297,18 @@ import TestSupport
             != base)
     }
 }
+
+extension CompositeAttributeTests {
+    /// Writes the fuzz corpus's `Places.mom` when `OBJECTGRAPH_WRITE_FUZZ_CORPUS` names the corpus folder (a
+    /// maintenance step; otherwise it checks the committed file is what the writer makes, when it is there).
+    @Test func theFuzzCorpusHoldsThePlacesModel() throws {
+        let data = CompiledModelFixtures.mom(try Self.places())
+        if let folder = ProcessInfo.processInfo.environment["OBJECTGRAPH_WRITE_FUZZ_CORPUS"] {
+            try data.write(to: URL(fileURLWithPath: folder).appendingPathComponent("Places.mom"))
+        }
+        let corpus = CompiledModelTests.repository.appendingPathComponent("Fuzz/Corpus/CompiledModel/Places.mom")
+        let committed = try Data(contentsOf: corpus)
+        let loaded = try ManagedObjectModel.load(compiled: committed, source: "Places.mom")
+        #expect(CompiledModelTests.summary(loaded) == CompiledModelTests.summary(try Self.places()))
+    }
+}
