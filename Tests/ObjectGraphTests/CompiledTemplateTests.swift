@@ -112,6 +112,9 @@ import TestSupport
                     ])),
                 ])
             }),
+            ("BETWEEN without two bounds (a fuzzing finding)", { builder in
+                ArchivedPredicateFixtures.node(.comparison(.init(.key("text"), .between, .aggregate([]))), builder)
+            }),
             ("nesting 200 deep", { builder in
                 var node = FetchPredicate.Node.truePredicate
                 for _ in 0..<200 { node = .and([node, .falsePredicate]) }

@@ -28,9 +28,16 @@ struct ArchivedPredicateDecoder {
     /// The deepest nesting of predicates and expressions read (a format string may nest no deeper).
     static let maximumDepth = 64
 
-    /// The predicate archived at `value`.
+    /// The predicate archived at `value`: only one that a format string could also say (its text parses back to
+    /// it), so that a template's tree and its ``FetchRequestTemplate/predicateFormat`` never disagree — `BETWEEN`
+    /// with other than two bounds, say, is refused here as the parser refuses it.
     func predicate(_ value: KeyedArchive.Value?) throws(Unsupported) -> FetchPredicate {
-        FetchPredicate(try node(value, depth: 0))
+        let predicate = FetchPredicate(try node(value, depth: 0))
+        let format = predicate.predicateFormat
+        guard let reparsed = try? FetchPredicate(format: format), reparsed == predicate else {
+            throw Unsupported(reason: "a predicate no format string can say (\(format.prefix(120)))")
+        }
+        return predicate
     }
 
     private func node(_ value: KeyedArchive.Value?, depth: Int) throws(Unsupported) -> FetchPredicate.Node {
