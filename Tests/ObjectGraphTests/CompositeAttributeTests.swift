@@ -237,6 +237,32 @@ import TestSupport
         }
     }
 
+    @Test(arguments: StoreKind.allCases) func dictionaryFetchesReadElementsByPath(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let context = Self.context(try Self.stack(kind, directory: directory))
+        try context.performAndWait { () throws in
+            for (name, latitude) in [("a", 10.0), ("b", 20.0), ("c", 20.0)] {
+                let place = try context.insertNewObject(forEntityName: "Place")
+                place["name"] = name
+                try place.setCompositeValue(["latitude": .double(latitude), "longitude": 0.0], forKey: "location")
+            }
+            try context.save()
+            var request = FetchRequest<ManagedObject>(entityName: "Place", sortCriteria: [SortCriterion("name")])
+            request.propertiesToFetch = [.keyPath("name"), .keyPath("location.latitude")]
+            #expect(try context.fetchDictionaries(request) == [
+                ["name": "a", "location.latitude": 10.0], ["name": "b", "location.latitude": 20.0],
+                ["name": "c", "location.latitude": 20.0],
+            ])
+            var grouped = FetchRequest<ManagedObject>(entityName: "Place",
+                sortCriteria: [SortCriterion("location.latitude")])
+            grouped.propertiesToFetch = [.keyPath("location.latitude"), .aggregate(.count, nil, as: "n")]
+            grouped.propertiesToGroupBy = ["location.latitude"]
+            #expect(try context.fetchDictionaries(grouped) == [
+                ["location.latitude": 10.0, "n": 1], ["location.latitude": 20.0, "n": 2],
+            ])
+        }
+    }
+
     @Test func batchInsertAndUpdateWriteElements() throws {
         let directory = TemporaryDirectory()
         let coordinator = try Self.stack(.sqlite, directory: directory)
