@@ -4,7 +4,8 @@
 /// A composite has no value of its own: each element is an attribute of the entity named `composite.element`
 /// (``EntityDescription/compositeAttributes``), so `value(forKey: "location.latitude")`, predicates and sort
 /// criteria on `location.latitude`, undo, merging and every store see it as an ordinary attribute. These two
-/// methods gather and spread the elements.
+/// methods gather and spread the elements. (``ManagedObject/value(forKey:)`` of the composite's own name is
+/// ``AttributeValue/null``: an ``AttributeValue`` holds no dictionaries.)
 extension ManagedObject {
     /// The value of Composite attribute `key` as a dictionary from element name to value (`["latitude": 51.5,
     /// "longitude": -0.1]`; a nested composite's elements under `inner.element`), leaving out nil elements; nil
