@@ -153,6 +153,7 @@ struct CodeGenerator {
         case .uuid: base = "UUID"; isScalar = false
         case .uri: base = "URL"; isScalar = false
         case .undefined: return "AttributeValue"
+        case .composite: return "[String: AttributeValue]?"
         }
         if attribute.isOptional || (!isScalar && attribute.defaultValue.isNull) { return base + "?" }
         return base

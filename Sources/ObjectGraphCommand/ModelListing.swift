@@ -32,16 +32,7 @@ struct ModelListing {
             ("name", .string(entity.name)),
             ("parent", .optionalString(entity.parentEntityName)),
             ("abstract", .bool(entity.isAbstract)),
-            ("attributes", .array(entity.ownAttributes.map { attribute in
-                .object([
-                    ("name", .string(attribute.name)),
-                    ("type", .string(attribute.attributeType.description)),
-                    ("optional", .bool(attribute.isOptional)),
-                    ("transient", .bool(attribute.isTransient)),
-                    ("textIndex", .bool(attribute.isIndexedBySpotlight)),
-                    ("default", ValueFormatting.json(attribute.defaultValue)),
-                ])
-            })),
+            ("attributes", .array(entity.ownDeclaredAttributes.map(attributeJSON))),
             ("relationships", .array(entity.ownRelationships.map { relationship in
                 .object([
                     ("name", .string(relationship.name)),
@@ -57,6 +48,41 @@ struct ModelListing {
         ])
     }
 
+    /// An attribute as JSON; a composite's also lists its `elements`.
+    private func attributeJSON(_ attribute: AttributeDescription) -> JSONOutput {
+        var fields: [(String, JSONOutput)] = [
+            ("name", .string(attribute.name)),
+            ("type", .string(attribute.attributeType.description)),
+            ("optional", .bool(attribute.isOptional)),
+            ("transient", .bool(attribute.isTransient)),
+            ("textIndex", .bool(attribute.isIndexedBySpotlight)),
+            ("default", ValueFormatting.json(attribute.defaultValue)),
+        ]
+        if attribute.attributeType == .composite { fields.append(("elements", .array(attribute.elements.map(attributeJSON)))) }
+        return .object(fields)
+    }
+
+    /// Text-table rows for an attribute; a composite's elements follow it, indented, with their column names.
+    private func attributeRows(_ attribute: AttributeDescription, indent: String = "  ", path: String = "") -> [[String]] {
+        var flags: [String] = [attribute.isOptional ? "optional" : "required"]
+        if attribute.isTransient { flags.append("transient") }
+        if attribute.isIndexedBySpotlight { flags.append("text index") }
+        if !attribute.defaultValue.isNull { flags.append("default \(ValueFormatting.json(attribute.defaultValue).rendered())") }
+        let fullName = path.isEmpty ? attribute.name : path + "." + attribute.name
+        guard attribute.attributeType == .composite else {
+            if !path.isEmpty {
+                var element = attribute
+                element.name = fullName
+                flags.append("column \(element.columnName)")
+            }
+            return [[indent + attribute.name, attribute.attributeType.description, flags.joined(separator: ", ")]]
+        }
+        flags.append("\(attribute.elements.count) element\(attribute.elements.count == 1 ? "" : "s")")
+        var rows = [[indent + attribute.name, "Composite", flags.joined(separator: ", ")]]
+        for element in attribute.elements { rows += attributeRows(element, indent: indent + "  ", path: fullName) }
+        return rows
+    }
+
     /// The listing as text: each entity with its attributes and relationships, then the fetch requests
     /// and configurations.
     func text() -> String {
@@ -70,13 +96,7 @@ struct ModelListing {
             lines.append(heading)
             if entity.ownAttributes.isEmpty && entity.ownRelationships.isEmpty { lines.append("  (no own properties)") }
             var table = TextTable(headers: ["", "", ""])
-            for attribute in entity.ownAttributes {
-                var flags: [String] = [attribute.isOptional ? "optional" : "required"]
-                if attribute.isTransient { flags.append("transient") }
-                if attribute.isIndexedBySpotlight { flags.append("text index") }
-                if !attribute.defaultValue.isNull { flags.append("default \(ValueFormatting.json(attribute.defaultValue).rendered())") }
-                table.rows.append(["  " + attribute.name, attribute.attributeType.description, flags.joined(separator: ", ")])
-            }
+            for attribute in entity.ownDeclaredAttributes { table.rows += attributeRows(attribute) }
             for relationship in entity.ownRelationships {
                 let destination = relationship.isToMany
                     ? "→ [\(relationship.destinationEntityName)]\(relationship.isOrdered ? " ordered" : "")"
@@ -97,8 +117,9 @@ struct ModelListing {
         if !model.fetchRequestTemplates.isEmpty {
             lines.append("fetch requests")
             for template in model.fetchRequestTemplates {
-                lines.append("  \(template.name): \(template.entityName)"
-                    + (template.predicateFormat.map { " where \($0)" } ?? " (all objects)"))
+                let condition = template.unreadablePredicate.map { " (predicate not readable: \($0))" }
+                    ?? template.predicateFormat.map { " where \($0)" } ?? " (all objects)"
+                lines.append("  \(template.name): \(template.entityName)" + condition)
             }
             lines.append("")
         }

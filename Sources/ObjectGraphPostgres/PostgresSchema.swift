@@ -35,9 +35,12 @@ struct PostgresSchema {
     /// The column of an attribute or relationship named `name`.
     static func column(_ name: String) -> String { PostgresSQL.identifier("Z" + name.uppercased()) }
 
+    /// An attribute's column: as in SQLite stores (a composite's element `location.latitude` is `ZLOCATION_LATITUDE`).
+    static func column(_ attribute: AttributeDescription) -> String { PostgresSQL.identifier(attribute.columnName) }
+
     /// The data columns of `entity`'s table, in order: attributes, then to-one relationships.
     static func dataColumns(_ entity: EntityDescription) -> [String] {
-        storedAttributes(entity).map { column($0.attribute.name) } + storedToOnes(entity).map { column($0.name) }
+        storedAttributes(entity).map { column($0.attribute) } + storedToOnes(entity).map { column($0.name) }
     }
 
     /// Statements creating every table that is missing (existing ones are left as they are).
@@ -59,7 +62,7 @@ struct PostgresSchema {
         for entity in model.entities where !entity.isAbstract {
             var columns = [#""Z_PK" bigint PRIMARY KEY"#, #""Z_ENT" integer NOT NULL"#, #""Z_OPT" bigint NOT NULL"#]
             for (_, attribute) in Self.storedAttributes(entity) {
-                columns.append(Self.column(attribute.name) + " " + PostgresValueCoding.columnType(attribute.attributeType))
+                columns.append(Self.column(attribute) + " " + PostgresValueCoding.columnType(attribute.attributeType))
             }
             for (_, name) in Self.storedToOnes(entity) { columns.append(Self.column(name) + #" text COLLATE "C""#) }
             statements.append("CREATE TABLE IF NOT EXISTS \(Self.table(entity)) (\(columns.joined(separator: ", ")))")

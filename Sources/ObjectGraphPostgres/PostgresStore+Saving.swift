@@ -65,7 +65,7 @@ extension PostgresStore {
             for (index, attribute) in PostgresSchema.storedAttributes(update.entity) {
                 parameters.append(PostgresValueCoding.encode(
                     update.values.indices.contains(index) ? update.values[index] : .null, as: attribute.attributeType))
-                assignments.append("\(PostgresSchema.column(attribute.name)) = $\(parameters.count)")
+                assignments.append("\(PostgresSchema.column(attribute)) = $\(parameters.count)")
             }
             for (index, name) in PostgresSchema.storedToOnes(update.entity) {
                 parameters.append(reference(update.toOne.indices.contains(index) ? update.toOne[index] : nil))

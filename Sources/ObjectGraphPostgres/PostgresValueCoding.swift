@@ -16,7 +16,7 @@ enum PostgresValueCoding {
         case .boolean: "boolean"
         case .binary, .transformable: "bytea"
         case .uuid: "uuid"
-        case .undefined: "text"
+        case .undefined, .composite: "text"  // a composite never has a column: its elements do
         }
     }
 
@@ -57,7 +57,7 @@ enum PostgresValueCoding {
         case .double, .float: return parseDouble(text).map(AttributeValue.double) ?? .null
         case .date: return parseDouble(text).map { .date(Date(timeIntervalSinceReferenceDate: $0)) } ?? .null
         case .decimal: return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")).map(AttributeValue.decimal) ?? .null
-        case .string, .undefined: return .string(text)
+        case .string, .undefined, .composite: return .string(text)
         case .uri: return URL(string: text).map(AttributeValue.uri) ?? .string(text)
         case .boolean: return .boolean(text == "t")
         case .binary, .transformable: return hexBytes(text).map(AttributeValue.binary) ?? .null

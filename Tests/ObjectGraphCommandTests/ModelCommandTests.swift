@@ -36,6 +36,38 @@ struct ModelCommandTests {
         #expect(!text.split(separator: "\n").contains { $0.contains("nickname") && $0.contains("text index") })
     }
 
+    @Test("composite attributes are listed once, with their elements and the columns they are stored in")
+    func composites() throws {
+        let contents = """
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+                <entity name="Place">
+                    <attribute name="location" attributeType="Composite" composite="Location"/>
+                    <attribute name="name" optional="YES" attributeType="String"/>
+                </entity>
+                <composite name="Location">
+                    <attribute name="latitude" attributeType="Double" defaultValueString="0"/>
+                    <attribute name="longitude" optional="YES" attributeType="Double"/>
+                </composite>
+            </model>
+            """
+        let model = try ModelFixtures.write(contents, named: "Places", in: folder.url)
+        let output = try ObjectGraphTool.succeed(["model", model.path, "--json"])
+        let listing = try #require(try jsonObject(output) as? [String: Any])
+        let place = try entity("Place", in: listing)
+        #expect((place["attributes"] as? [[String: Any]])?.map { $0["name"] as? String } == ["location", "name"])
+        let location = try property("location", "attributes", of: place)
+        #expect(location["type"] as? String == "Composite")
+        let elements = try #require(location["elements"] as? [[String: Any]])
+        #expect(elements.map { $0["name"] as? String } == ["latitude", "longitude"])
+        #expect(elements.map { $0["type"] as? String } == ["Double", "Double"])
+        let text = try ObjectGraphTool.succeed(["model", model.path])
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.contains("location") && $0.contains("Composite") && $0.contains("2 elements") })
+        #expect(lines.contains { $0.contains("latitude") && $0.contains("column ZLOCATION_LATITUDE") })
+        #expect(lines.contains { $0.contains("longitude") && $0.contains("column ZLOCATION_LONGITUDE") })
+    }
+
     @Test("the JSON lists entities in model order with parent, abstract and only their own properties")
     func entities() throws {
         let listing = try listing()

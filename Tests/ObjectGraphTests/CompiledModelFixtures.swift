@@ -20,34 +20,8 @@ enum CompiledModelFixtures {
         }
         for entity in model.entities {
             var properties: [(String, PropertyListValue)] = []
-            for attribute in entity.ownAttributes {
-                var flags: Int64 = 0xF1
-                if attribute.isOptional { flags += 0x02 }
-                if attribute.isTransient { flags += 0x08 }
-                var fields: [(String, PropertyListValue)] = [
-                    ("NSPropertyName", archive.add(.string(attribute.name))),
-                    ("NSEntity", entitySlots[entity.name] ?? .uid(0)),
-                    ("NSAttributeType", .integer(Int64(attribute.attributeType.rawValue))),
-                    ("_P", .integer(flags)),
-                ]
-                if attribute.isOptional { fields.append(("NSIsOptional", .boolean(true))) }
-                if attribute.isTransient { fields.append(("NSIsTransient", .boolean(true))) }
-                if attribute.preservesValueInHistoryOnDeletion { fields.append(("NSFlagsKey", .integer(0x10))) }
-                if attribute.allowsExternalBinaryDataStorage {
-                    fields.append(("NSAllowsExternalBinaryDataStorage", .boolean(true)))
-                }
-                if case .decimal(let number) = attribute.defaultValue {
-                    fields.append(("NSDefaultValue", archive.object("NSDecimalNumber", chain: ["NSNumber", "NSValue"],
-                        fields: ArchivedDecimal.fields(number))))
-                } else if let value = defaultValue(attribute.defaultValue) {
-                    fields.append(("NSDefaultValue", archive.add(value)))
-                }
-                if let name = attribute.renamingIdentifier { fields.append(("NSRenamingIdentifier", archive.add(.string(name)))) }
-                if let name = attribute.valueTransformerName {
-                    fields.append(("NSValueTransformerName", archive.add(.string(name))))
-                }
-                properties.append((attribute.name, archive.object("NSAttributeDescription",
-                    chain: ["NSPropertyDescription"], fields: fields)))
+            for attribute in entity.ownDeclaredAttributes {
+                properties.append((attribute.name, attributeObject(attribute, entity: entitySlots[entity.name], archive)))
             }
             for relationship in entity.ownRelationships {
                 let slot = propertySlots[entity.name + "." + relationship.name] ?? .uid(0)
@@ -114,8 +88,21 @@ enum CompiledModelFixtures {
         } else {
             entities = archive.dictionary(entityEntries)
         }
+        // Fetch request templates: archived NSFetchRequests with their entity and NSPredicate.
+        let templates = model.fetchRequestTemplates.map { template -> (String, PropertyListValue) in
+            var fields: [(String, PropertyListValue)] = [
+                ("NSEntity", entitySlots[template.entityName] ?? archive.add(.string(template.entityName))),
+                ("NSFetchLimit", .integer(0)), ("NSBatchSize", .integer(0)), ("NSResultType", .integer(0)),
+                ("NSHasFetchRequestFlags", .boolean(true)), ("NSFetchRequestFlags", .integer(0x1E)),
+            ]
+            if let predicate = (try? template.predicate()) ?? nil {
+                fields.append(("NSPredicate", ArchivedPredicateFixtures.predicate(predicate, archive)))
+            }
+            return (template.name, archive.object("NSFetchRequest", chain: ["NSPersistentStoreRequest"], fields: fields))
+        }
         archive.object("NSManagedObjectModel", fields: [
             ("NSEntities", entities),
+            ("NSFetchRequestTemplates", archive.dictionary(templates)),
             ("NSVersionIdentifiers", archive.array(model.versionIdentifiers.sorted().map { archive.add(.string($0)) },
                 className: "NSSet")),
             ("CDMCompilerToolVersion", .real(15.0)),
@@ -142,6 +129,48 @@ enum CompiledModelFixtures {
         ])
         try BinaryPropertyList.encode(info).write(to: folder.appendingPathComponent("VersionInfo.plist"))
         return folder
+    }
+
+    /// An archived `NSAttributeDescription`; a composite is an `NSCompositeAttributeDescription` whose elements
+    /// are archived, in order, under `NSCompositeElements`.
+    private static func attributeObject(
+        _ attribute: AttributeDescription, entity: PropertyListValue?, _ archive: KeyedArchiveBuilder
+    ) -> PropertyListValue {
+        var flags: Int64 = 0xF1
+        if attribute.isOptional { flags += 0x02 }
+        if attribute.isTransient { flags += 0x08 }
+        if attribute.isIndexedBySpotlight { flags += 0x100 }
+        var fields: [(String, PropertyListValue)] = [
+            ("NSPropertyName", archive.add(.string(attribute.name))),
+            ("NSEntity", entity ?? .uid(0)),
+            ("NSAttributeType", .integer(Int64(attribute.attributeType.rawValue))),
+            ("_P", .integer(flags)),
+        ]
+        if attribute.isOptional { fields.append(("NSIsOptional", .boolean(true))) }
+        if attribute.isTransient { fields.append(("NSIsTransient", .boolean(true))) }
+        if attribute.isIndexedBySpotlight { fields.append(("NSIndexedBySpotlight", .boolean(true))) }
+        if attribute.preservesValueInHistoryOnDeletion { fields.append(("NSFlagsKey", .integer(0x10))) }
+        if attribute.allowsExternalBinaryDataStorage {
+            fields.append(("NSAllowsExternalBinaryDataStorage", .boolean(true)))
+        }
+        if case .decimal(let number) = attribute.defaultValue {
+            fields.append(("NSDefaultValue", archive.object("NSDecimalNumber", chain: ["NSNumber", "NSValue"],
+                fields: ArchivedDecimal.fields(number))))
+        } else if let value = defaultValue(attribute.defaultValue) {
+            fields.append(("NSDefaultValue", archive.add(value)))
+        }
+        if let name = attribute.renamingIdentifier { fields.append(("NSRenamingIdentifier", archive.add(.string(name)))) }
+        if let name = attribute.valueTransformerName {
+            fields.append(("NSValueTransformerName", archive.add(.string(name))))
+        }
+        guard attribute.attributeType == .composite else {
+            return archive.object("NSAttributeDescription", chain: ["NSPropertyDescription"], fields: fields)
+        }
+        fields.append(("NSCompositeElements", archive.array(attribute.elements.map {
+            attributeObject($0, entity: entity, archive)
+        })))
+        return archive.object("NSCompositeAttributeDescription", chain: ["NSAttributeDescription", "NSPropertyDescription"],
+            fields: fields)
     }
 
     private static func defaultValue(_ value: AttributeValue) -> PropertyListValue? {

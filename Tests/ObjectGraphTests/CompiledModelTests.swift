@@ -38,15 +38,23 @@ import TestSupport
                 "  \(a.name) \(a.attributeType) optional=\(a.isOptional) transient=\(a.isTransient) "
                     + "default=\(a.defaultValue) renamed=\(a.renamingIdentifier ?? "-") "
                     + "transformer=\(a.valueTransformerName ?? "-") preserves=\(a.preservesValueInHistoryOnDeletion) "
-                    + "external=\(a.allowsExternalBinaryDataStorage)"
+                    + "external=\(a.allowsExternalBinaryDataStorage) spotlight=\(a.isIndexedBySpotlight)"
+            }
+            let composites = entity.ownCompositeAttributes.sorted { $0.name < $1.name }.map { c in
+                "  composite \(c.name) optional=\(c.isOptional) transient=\(c.isTransient) "
+                    + "elements=\(c.elements.map(\.description))"
             }
             let relationships = entity.ownRelationships.sorted { $0.name < $1.name }.map { r in
                 "  \(r.name) → \(r.destinationEntityName) inverse=\(r.inverseName ?? "-") many=\(r.isToMany) "
                     + "ordered=\(r.isOrdered) rule=\(r.deleteRule) optional=\(r.isOptional) min=\(r.minCount) "
                     + "max=\(r.maxCount)"
             }
-            return [head] + attributes + relationships
+            return [head] + attributes + composites + relationships
         } + ["identifiers=\(model.versionIdentifiers.sorted())"]
+            + model.fetchRequestTemplates.sorted { $0.name < $1.name }.map { template in
+                "template \(template.name) \(template.entityName) "
+                    + "\(((try? template.predicate()) ?? nil).map(\.predicateFormat) ?? "all")"
+            }
     }
 
     @Test func everySourceModelRoundTripsThroughAMomFile() throws {

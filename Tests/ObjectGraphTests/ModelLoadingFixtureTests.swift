@@ -34,6 +34,9 @@ import Testing
             "Picture": (2, 4, nil), "Original": (1, 1, nil), "Preview": (1, 1, nil), "Star": (1, 1, nil), "Label": (3, 1, nil),
         ]),
         Expectation(fixture: "Contacts", entities: ["Card": (2, 0, nil)]),
+        // Place: address.street, address.geo.latitude, address.geo.longitude, location.latitude, location.longitude,
+        // name; Cafe: hours.closes, hours.opens.
+        Expectation(fixture: "Places", entities: ["Place": (6, 0, nil), "Cafe": (2, 0, "Place")], fetchRequests: 3),
     ]
 
     @Test(arguments: expectations)

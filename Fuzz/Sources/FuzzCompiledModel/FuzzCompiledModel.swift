@@ -2,7 +2,8 @@ import Foundation
 import ObjectGraph
 
 // A libFuzzer target for the compiled-model reader: Foundation's property-list parser, the keyed-archive reader
-// (UIDs, object references, NSDictionary / NSKnownKeysDictionary1 entries) and the .mom decoder. Every input must
+// (UIDs, object references, NSDictionary / NSKnownKeysDictionary1 entries) and the .mom decoder, with composite
+// attributes and the archived predicates of fetch request templates. Every input must
 // come back as a model or a ModelLoadError; a crash, a trap or a hang is a finding. A loaded model is walked as
 // the framework walks it.
 //
@@ -27,6 +28,19 @@ func fuzzOne(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
             precondition(numbers.insert(model.entityNumber(of: entity)).inserted, "entity number of \(entity.name)")
             for relationship in entity.relationships {
                 precondition(model.entity(named: relationship.destinationEntityName) != nil, "destination")
+            }
+        }
+        for entity in model.entities {
+            for composite in entity.compositeAttributes {
+                precondition(composite.attributeType == .composite, "composite \(composite.name)")
+                precondition(entity.compositeAttribute(named: composite.name) != nil, "composite lookup")
+            }
+            _ = entity.ownDeclaredAttributes
+        }
+        for template in model.fetchRequestTemplates {
+            // An archived predicate is read at load; its format must parse back (or the template says why not).
+            if template.unreadablePredicate == nil, let format = template.predicateFormat {
+                precondition((try? FetchPredicate(format: format)) != nil, "template \(template.name): \(format)")
             }
         }
         _ = model.entityVersionHashes

@@ -64,6 +64,16 @@ extension FetchPredicate {
                         reason: "'\(keys[position - 1])' of entity \(result.hops.last?.destination.name ?? entity.name) "
                             + "is an attribute, not a relationship")
                 }
+                if position + 1 < keys.count, current.compositeAttribute(named: key) != nil {
+                    // `location.latitude`: a composite's element, an attribute of the entity under its full path.
+                    let element = keys[position...].joined(separator: ".")
+                    guard let attribute = current.attribute(named: element), !attribute.isTransient else {
+                        throw FetchPredicateError.unknownKey(element, entity: current.name, at: location,
+                            transient: current.attribute(named: element)?.isTransient == true)
+                    }
+                    result.attribute = attribute
+                    break
+                }
                 if let relationship = current.relationship(named: key), !relationship.isTransient {
                     guard let destination = model.entity(named: relationship.destinationEntityName) else {
                         throw FetchPredicateError.unknownKey(key, entity: current.name, at: location)

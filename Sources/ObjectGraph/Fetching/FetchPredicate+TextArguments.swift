@@ -187,7 +187,7 @@ extension FetchPredicate {
                     format: use.location?.format, reason: "it is compared with \(use.comparedWith)")
             }
             switch self {
-            case .string, .attribute(.string), .attribute(.undefined), .attribute(.transformable):
+            case .string, .attribute(.string), .attribute(.undefined), .attribute(.transformable), .attribute(.composite):
                 return .single(.string(text))
             case .integer, .attribute(.integer16), .attribute(.integer32), .attribute(.integer64):
                 guard let value = try? ImportValueConverter.value(text: trimmed, type: .integer64) else {

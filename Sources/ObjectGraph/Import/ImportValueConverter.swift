@@ -162,7 +162,7 @@ public enum ImportValueConverter {
                 components.scheme != nil, let url = components.url
             else { throw ImportValueError(.notURI, text: text, type: type) }
             return .uri(url)
-        case .undefined:
+        case .undefined, .composite:
             throw ImportValueError(.undefinedType, text: text, type: type)
         }
     }

@@ -48,7 +48,7 @@ public indirect enum ArchivedValue: Sendable, Hashable {
         self = try Self.decode(archive, .reference(archive.rootIndex), depth: 0)
     }
 
-    private static func decode(_ archive: KeyedArchive, _ value: KeyedArchive.Value, depth: Int)
+    static func decode(_ archive: KeyedArchive, _ value: KeyedArchive.Value, depth: Int)
         throws(DecodingError) -> ArchivedValue
     {
         guard depth <= maximumDepth else { throw DecodingError(reason: "it nests deeper than \(maximumDepth)") }
@@ -138,7 +138,7 @@ public indirect enum ArchivedValue: Sendable, Hashable {
     }
 
     /// Adds the value's objects to `builder`, returning the reference to it.
-    private func archived(into builder: KeyedArchiveBuilder) -> PropertyListValue {
+    func archived(into builder: KeyedArchiveBuilder) -> PropertyListValue {
         switch self {
         case .null: return builder.object("NSNull", fields: [])
         case .string(let text): return builder.add(.string(text))

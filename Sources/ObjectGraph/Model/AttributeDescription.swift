@@ -49,6 +49,10 @@ public struct AttributeDescription: Sendable, Hashable, CustomStringConvertible 
     /// more characters without reading every row. Only string attributes that are stored are indexed. Not part of
     /// the version hash: adding or removing the index needs no migration (the store builds or drops it on open).
     public var isIndexedBySpotlight = false
+    /// For a Composite attribute (``AttributeType/composite``), its element attributes, in model order: Core Data's
+    /// `NSCompositeAttributeDescription.elements`. Empty for every other attribute. An entity stores each element in
+    /// a column of its own (see ``EntityDescription/compositeAttributes``).
+    public var elements: [AttributeDescription] = []
     /// Whether the attribute is derived (``derivationExpression``).
     public var isDerived: Bool { derivationExpression != nil }
 
@@ -80,10 +84,15 @@ public struct AttributeDescription: Sendable, Hashable, CustomStringConvertible 
         self.isIndexedBySpotlight = isIndexedBySpotlight
     }
 
-    /// The SQLite column Core Data names for this attribute: `Z` plus the upper-cased name.
-    public var columnName: String { "Z" + name.uppercased() }
+    /// The SQLite column Core Data names for this attribute: `Z` plus the upper-cased name. A composite's element,
+    /// which an entity lists as `composite.element`, gets `Z` + `COMPOSITE_ELEMENT` (the dot becomes an underscore).
+    public var columnName: String {
+        let upper = name.uppercased()
+        return "Z" + (upper.contains(".") ? upper.replacingOccurrences(of: ".", with: "_") : upper)
+    }
 
     public var description: String {
-        "\(name): \(attributeType)\(isOptional ? "?" : "")\(isTransient ? " (transient)" : "")"
+        let composed = elements.isEmpty ? "" : " { " + elements.map(\.description).joined(separator: ", ") + " }"
+        return "\(name): \(attributeType)\(isOptional ? "?" : "")\(isTransient ? " (transient)" : "")" + composed
     }
 }

@@ -31,6 +31,10 @@ public enum AttributeType: Int, Sendable, Hashable, CaseIterable, CustomStringCo
     case uri = 1200
     /// A value encoded to bytes, stored as BLOB.
     case transformable = 1800
+    /// A group of element attributes stored together under one name (Core Data's `NSCompositeAttributeType`, iOS 17):
+    /// see ``AttributeDescription/elements``. A composite has no column of its own; each element is stored in a
+    /// column of the entity's table, as Core Data flattens composites.
+    case composite = 2100
 
     /// The SQL column type Core Data declares for this attribute type.
     public var sqlColumnType: String {
@@ -40,7 +44,7 @@ public enum AttributeType: Int, Sendable, Hashable, CaseIterable, CustomStringCo
         case .decimal: "DECIMAL"
         case .date: "TIMESTAMP"
         case .string, .uri: "VARCHAR"
-        case .binary, .uuid, .transformable, .undefined: "BLOB"
+        case .binary, .uuid, .transformable, .undefined, .composite: "BLOB"
         }
     }
 
@@ -50,7 +54,7 @@ public enum AttributeType: Int, Sendable, Hashable, CaseIterable, CustomStringCo
         case .integer16, .integer32, .integer64, .boolean: 0
         case .double, .float, .decimal, .date: 1
         case .string, .uri: 2
-        case .binary, .uuid, .transformable, .undefined: 3
+        case .binary, .uuid, .transformable, .undefined, .composite: 3
         }
     }
 
@@ -70,6 +74,7 @@ public enum AttributeType: Int, Sendable, Hashable, CaseIterable, CustomStringCo
         case .uuid: "UUID"
         case .uri: "URI"
         case .transformable: "Transformable"
+        case .composite: "Composite"
         }
     }
 }

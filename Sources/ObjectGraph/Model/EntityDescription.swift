@@ -13,6 +13,12 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
     public let relationships: [RelationshipDescription]
     /// How many of ``attributes`` are inherited from the parent entity.
     public let inheritedAttributeCount: Int
+    /// The Composite attributes (``AttributeType/composite``), inherited ones first, with their elements. They are
+    /// not in ``attributes``: there each element stands, in the composite's place, as an attribute of its own named
+    /// `composite.element` (`location.latitude`), with its own column — Core Data's flattening of composites.
+    public let compositeAttributes: [AttributeDescription]
+    /// How many of ``compositeAttributes`` are inherited from the parent entity.
+    public let inheritedCompositeAttributeCount: Int
     /// How many of ``relationships`` are inherited from the parent entity.
     public let inheritedRelationshipCount: Int
     /// The name of the parent entity, if any.
@@ -58,7 +64,8 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
     ///
     /// - Parameters:
     ///   - name: the entity name; its table is `Z` plus the upper-cased name of its root entity.
-    ///   - attributes: its own attributes; names must be unique within the entity and its ancestors.
+    ///   - attributes: its own attributes; names must be unique within the entity and its ancestors. A Composite
+    ///     attribute is replaced by its elements (see ``compositeAttributes``).
     ///   - relationships: its own relationships.
     ///   - parentEntity: the name of the entity it inherits from, if any.
     ///   - managedObjectClass: the subclass to instantiate, `ManagedObject.self` by default.
@@ -77,7 +84,11 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
         versionHashModifier: String? = nil, userInfo: [String: String] = [:]
     ) {
         self.name = name
-        self.attributes = attributes
+        let (flattened, composites) = CompositeFlattening.flatten(attributes)
+        let attributes = flattened
+        self.attributes = flattened
+        self.compositeAttributes = composites
+        self.inheritedCompositeAttributeCount = 0
         self.relationships = relationships
         self.inheritedAttributeCount = 0
         self.inheritedRelationshipCount = 0
@@ -108,6 +119,8 @@ public final class EntityDescription: Sendable, Hashable, CustomStringConvertibl
         let allAttributes = (parent?.attributes ?? []) + own.ownAttributes
         let allRelationships = (parent?.relationships ?? []) + own.ownRelationships
         attributes = allAttributes
+        compositeAttributes = (parent?.compositeAttributes ?? []) + own.ownCompositeAttributes
+        inheritedCompositeAttributeCount = parent?.compositeAttributes.count ?? 0
         relationships = allRelationships
         inheritedAttributeCount = parent?.attributes.count ?? 0
         inheritedRelationshipCount = parent?.relationships.count ?? 0

@@ -5,8 +5,16 @@ extension FetchRequestTemplate {
     ///
     /// `$VARIABLES` stay in it until substituted.
     ///
-    /// - Throws: ``FetchPredicateError`` when the model's format string is malformed.
+    /// - Throws: ``FetchPredicateError`` when the model's format string is malformed, or (kind
+    ///   ``FetchPredicateError/Kind/unsupported``, naming the template) when a compiled model archived a predicate
+    ///   that could not be read (``unreadablePredicate``).
     public func predicate() throws(FetchPredicateError) -> FetchPredicate? {
+        if let unreadablePredicate {
+            throw FetchPredicateError(kind: .unsupported,
+                message: "Template '\(name)' of the compiled model has a predicate ObjectGraph cannot read",
+                reason: unreadablePredicate)
+        }
+        if let archivedPredicate, archivedPredicate.predicateFormat == predicateFormat { return archivedPredicate }
         guard let predicateFormat, !predicateFormat.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             return nil
         }

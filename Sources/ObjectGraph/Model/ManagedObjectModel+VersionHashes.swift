@@ -9,7 +9,10 @@ import Foundation
 /// whether it is abstract, its version-hash modifier, then each **stored** (non-transient) property,
 /// inherited ones included, sorted by name: for an attribute its name, type code, optionality and
 /// modifier; for a relationship its name, destination, inverse, to-many, ordered and modifier. The model's
-/// hash is the SHA-256 of every entity's name and hash, sorted by entity name.
+/// hash is the SHA-256 of every entity's name and hash, sorted by entity name. An entity with Composite attributes
+/// adds, after its properties, each stored composite (name, optionality, modifier) and its elements recursively, by
+/// name (path such as `location.latitude`, type code, optionality, transience, modifier): a composite's elements
+/// are also stored attributes of the entity, so adding, removing, renaming or retyping an element changes the hash.
 ///
 /// So renaming the class, adding, removing or editing transient properties, validation rules, default
 /// values, delete rules or user info leave hashes alone; changing a stored property's name, type or
@@ -31,7 +34,23 @@ extension EntityDescription {
                     relationship.isOrdered ? "1" : "0", relationship.versionHashModifier ?? "")
             }
         }
+        // Composites (only in models that have them, so other hashes stay as they were): each stored composite's
+        // name, optionality and modifier, then its elements as declared (path, type code, optionality, modifier).
+        // An element's own optionality counts even inside an optional composite, where its column allows nil.
+        for composite in compositeAttributes.filter({ !$0.isTransient }).sorted(by: { $0.name < $1.name }) {
+            encoder.add("composite", composite.name, composite.isOptional ? "1" : "0", composite.versionHashModifier ?? "")
+            Self.addElements(of: composite, path: composite.name, to: &encoder, depth: 0)
+        }
         return Data(SHA256.hash(data: encoder.bytes))
+    }
+
+    private static func addElements(of composite: AttributeDescription, path: String, to encoder: inout HashInput, depth: Int) {
+        guard depth < 32 else { return }
+        for element in composite.elements.sorted(by: { $0.name < $1.name }) {
+            encoder.add("element", path + "." + element.name, String(element.attributeType.rawValue),
+                element.isOptional ? "1" : "0", element.isTransient ? "1" : "0", element.versionHashModifier ?? "")
+            addElements(of: element, path: path + "." + element.name, to: &encoder, depth: depth + 1)
+        }
     }
 }
 

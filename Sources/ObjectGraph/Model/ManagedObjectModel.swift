@@ -180,6 +180,9 @@ public struct ModelConfiguration: Sendable, Hashable {
 
 /// A fetch request stored in the model: an entity and a predicate format string, which may contain
 /// `$VARIABLES` to substitute when it is used.
+///
+/// A source model (`.xcdatamodel`) writes the predicate as text; a compiled one (`.mom`) archives it as an
+/// `NSPredicate`, which loads as a predicate tree (``init(name:entityName:predicate:)``), its format written out.
 public struct FetchRequestTemplate: Sendable, Hashable {
     /// The template's name.
     public var name: String
@@ -187,11 +190,35 @@ public struct FetchRequestTemplate: Sendable, Hashable {
     public var entityName: String
     /// The predicate as written in the model, or nil for all objects.
     public var predicateFormat: String?
+    /// Why the predicate a compiled model archived for this template could not be read (a custom selector, a
+    /// subquery, a function …); nil when it was read or the template came from source. ``predicate()`` then throws
+    /// an error naming the template, rather than the template fetching every object.
+    public var unreadablePredicate: String?
+    /// The predicate tree a compiled model archived, kept so that ``predicate()`` does not parse its text again.
+    var archivedPredicate: FetchPredicate?
 
     /// Creates a template.
     public init(name: String, entityName: String, predicateFormat: String?) {
         self.name = name
         self.entityName = entityName
         self.predicateFormat = predicateFormat
+    }
+
+    /// Creates a template from a predicate tree (nil for all objects); ``predicateFormat`` is its format.
+    public init(name: String, entityName: String, predicate: FetchPredicate?) {
+        self.init(name: name, entityName: entityName, predicateFormat: predicate?.predicateFormat)
+        archivedPredicate = predicate
+    }
+
+    /// Templates are equal when their names, entities, predicate texts and unreadable-predicate reasons are.
+    public static func == (lhs: FetchRequestTemplate, rhs: FetchRequestTemplate) -> Bool {
+        lhs.name == rhs.name && lhs.entityName == rhs.entityName && lhs.predicateFormat == rhs.predicateFormat
+            && lhs.unreadablePredicate == rhs.unreadablePredicate
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(entityName)
+        hasher.combine(predicateFormat)
     }
 }

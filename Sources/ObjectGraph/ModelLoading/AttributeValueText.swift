@@ -34,7 +34,7 @@ enum AttributeValueText {
         case .uri:
             guard let url = URL(string: trimmed) else { throw ExpectedValue(description: "a URL") }
             return .uri(url)
-        case .string, .binary, .transformable, .undefined: return .null
+        case .string, .binary, .transformable, .undefined, .composite: return .null
         }
     }
 
@@ -54,7 +54,7 @@ enum AttributeValueText {
                 throw ExpectedValue(description: "a length of 0 or more")
             }
             return .integer(length)
-        case .boolean, .uuid, .uri, .undefined: return nil
+        case .boolean, .uuid, .uri, .undefined, .composite: return nil
         }
     }
 

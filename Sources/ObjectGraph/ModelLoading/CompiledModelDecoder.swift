@@ -5,11 +5,14 @@ import Foundation
 /// loads into.
 ///
 /// What is read (class and key names as Core Data archives them): `NSManagedObjectModel` (`NSEntities`,
-/// `NSVersionIdentifiers`, `NSConfigurations`, `NSFetchRequestTemplates` by name and entity),
+/// `NSVersionIdentifiers`, `NSConfigurations`, `NSFetchRequestTemplates`: archived `NSFetchRequest`s with their
+/// entity and `NSPredicate`, read by ``ArchivedPredicateDecoder``),
 /// `NSEntityDescription` (name, class name, superentity, abstract, properties, uniqueness constraints, fetch
 /// indexes, renaming identifier, version hash modifier, user info), `NSAttributeDescription` and
 /// `NSDerivedAttributeDescription` (name, type code, optional/transient, default value, value transformer,
-/// custom class, renaming identifier, version hash modifier, external storage and preserve-on-deletion flags),
+/// custom class, renaming identifier, version hash modifier, external storage and preserve-on-deletion flags, the
+/// Spotlight flag `NSIndexedBySpotlight`),
+/// `NSCompositeAttributeDescription` (type 2100: an attribute's keys plus its elements, `NSCompositeElements`),
 /// `NSRelationshipDescription` (destination, inverse, minimum and maximum count, delete rule, ordered,
 /// optional/transient). Fetched properties are left out (as the source loader leaves them out).
 struct CompiledModelDecoder {
@@ -56,8 +59,7 @@ struct CompiledModelDecoder {
                 let entity = archive.object(request["NSEntity"]).flatMap({ archive.string($0["NSEntityName"]) })
                     ?? archive.string(request["NSEntityName"])
             else { continue }
-            // (Predicates inside templates are archived NSPredicate objects; they are not translated yet.)
-            templates.append(FetchRequestTemplate(name: name, entityName: entity, predicateFormat: nil))
+            templates.append(template(named: name, entity: entity, predicate: request["NSPredicate"]))
         }
         templates.sort { $0.name < $1.name }
         do {
@@ -66,6 +68,25 @@ struct CompiledModelDecoder {
                 classes: classes)
         } catch {
             throw ModelLoadError(file: source, reason: .inconsistent(error))
+        }
+    }
+
+    /// A template whose `NSPredicate` (nil: every object) is read as a predicate tree; one that cannot be read
+    /// leaves the template saying why (``FetchRequestTemplate/unreadablePredicate``), so the model still loads and
+    /// using that template is the error.
+    private func template(named name: String, entity: String, predicate value: KeyedArchive.Value?)
+        -> FetchRequestTemplate
+    {
+        guard let value, archive.resolved(value) != nil, archive.resolved(value) != .null else {
+            return FetchRequestTemplate(name: name, entityName: entity, predicateFormat: nil)
+        }
+        do {
+            return FetchRequestTemplate(name: name, entityName: entity,
+                predicate: try ArchivedPredicateDecoder(archive: archive).predicate(value))
+        } catch {
+            var template = FetchRequestTemplate(name: name, entityName: entity, predicateFormat: nil)
+            template.unreadablePredicate = "its archived predicate holds \(error.reason)"
+            return template
         }
     }
 
@@ -118,22 +139,25 @@ struct CompiledModelDecoder {
             versionHashModifier: archive.string(object["NSVersionHashModifier"]), userInfo: userInfo(object))
     }
 
-    /// The `_P` flags byte Core Data archives with each property: +0x02 optional, +0x04 read-only, +0x08 transient.
-    private func flags(_ property: KeyedArchive.Object) -> (optional: Bool?, transient: Bool?) {
-        guard let bits = archive.integer(property["_P"]) else { return (nil, nil) }
-        return (bits & 0x02 != 0, bits & 0x08 != 0)
+    /// The `_P` flags Core Data archives with each property: +0x02 optional, +0x04 read-only, +0x08 transient,
+    /// +0x100 indexed by Spotlight (the bits `NSPropertyDescription`'s `encodeWithCoder:` sets beside its Boolean keys).
+    private func flags(_ property: KeyedArchive.Object) -> (optional: Bool?, transient: Bool?, spotlight: Bool?) {
+        guard let bits = archive.integer(property["_P"]) else { return (nil, nil, nil) }
+        return (bits & 0x02 != 0, bits & 0x08 != 0, bits & 0x100 != 0)
     }
 
-    private func decodeAttribute(_ property: KeyedArchive.Object, entity: String) throws(ModelLoadError)
-        -> AttributeDescription
+    /// The deepest nesting of composites accepted (an archive can make a composite contain itself).
+    static let maximumCompositeDepth = 16
+
+    private func decodeAttribute(_ property: KeyedArchive.Object, entity: String, depth: Int = 0)
+        throws(ModelLoadError) -> AttributeDescription
     {
         guard let name = archive.string(property["NSPropertyName"]), !name.isEmpty else {
             throw failure("an attribute of entity '\(entity)' has no NSPropertyName")
         }
         let code = archive.integer(property["NSAttributeType"]) ?? 0
         guard let type = AttributeType(rawValue: Int(clamping: code)) else {
-            let what = code == 2100 ? "a Composite attribute (type 2100), which is not supported yet" : "type code \(code)"
-            throw failure("attribute '\(entity).\(name)' is \(what)")
+            throw failure("attribute '\(entity).\(name)' is of type code \(code)")
         }
         let bits = flags(property)
         let isOptional = archive.boolean(property["NSIsOptional"]) ?? bits.optional ?? false
@@ -149,7 +173,35 @@ struct CompiledModelDecoder {
         if let flagBits = archive.integer(property["NSFlagsKey"]), flagBits & 0x10 != 0 {
             attribute.preservesValueInHistoryOnDeletion = true
         }
+        attribute.isIndexedBySpotlight = archive.boolean(property["NSIndexedBySpotlight"]) ?? bits.spotlight ?? false
+        if type == .composite { attribute.elements = try compositeElements(property, of: "\(entity).\(name)", depth: depth) }
         return attribute
+    }
+
+    /// An `NSCompositeAttributeDescription`'s elements: the attribute descriptions archived, in order, under
+    /// `NSCompositeElements` (the key Core Data's `encodeWithCoder:` uses).
+    private func compositeElements(_ property: KeyedArchive.Object, of path: String, depth: Int) throws(ModelLoadError)
+        -> [AttributeDescription]
+    {
+        guard depth < Self.maximumCompositeDepth else {
+            throw failure("composite attribute '\(path)' nests more than \(Self.maximumCompositeDepth) levels deep")
+        }
+        guard let list = archive.array(property["NSCompositeElements"]) else {
+            throw failure("composite attribute '\(path)' has no NSCompositeElements array")
+        }
+        var elements: [AttributeDescription] = []
+        var names: Set<String> = []
+        for value in list {
+            guard let object = archive.object(value),
+                Set(object.classes + [object.className]).contains("NSAttributeDescription")
+            else { throw failure("an element of composite attribute '\(path)' is not an attribute description") }
+            let element = try decodeAttribute(object, entity: path, depth: depth + 1)
+            guard names.insert(element.name).inserted else {
+                throw failure("composite attribute '\(path)' has two elements named '\(element.name)'")
+            }
+            elements.append(element)
+        }
+        return elements
     }
 
     private func decodeRelationship(_ property: KeyedArchive.Object, entity: String) throws(ModelLoadError)

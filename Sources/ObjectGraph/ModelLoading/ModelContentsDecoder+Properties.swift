@@ -23,8 +23,10 @@ extension ModelContentsDecoder {
         let typeName = try reader.required("attributeType")
         guard let type = AttributeType(xcodeName: typeName) else {
             throw reader.invalid("attributeType", typeName, expected: "one of Integer 16, Integer 32, Integer 64, "
-                + "Decimal, Double, Float, String, Boolean, Date, Binary, UUID, URI, Transformable or Undefined")
+                + "Decimal, Double, Float, String, Boolean, Date, Binary, UUID, URI, Transformable, Composite or "
+                + "Undefined")
         }
+        if type == .composite { return (try compositeAttribute(name, reader), false) }
         let isDerived = try reader.flag("derived")
         let defaultName = type == .date && reader.string("defaultDateTimeInterval") != nil
             ? "defaultDateTimeInterval" : "defaultValueString"
@@ -90,6 +92,47 @@ extension ModelContentsDecoder {
             isTransient: try reader.flag("transient"), minCount: minCount, maxCount: maxCount,
             renamingIdentifier: reader.nonEmpty("renamingIdentifier") ?? reader.nonEmpty("elementID"),
             versionHashModifier: reader.nonEmpty("versionHashModifier"), userInfo: try propertyUserInfo(reader))
+    }
+
+    /// An `<attribute attributeType="Composite" composite="Name">`: `name`, `optional`, `transient`,
+    /// `renamingIdentifier`/`elementID`, `versionHashModifier`, `preserveAfterDeletion` and a `<userInfo>` child,
+    /// with the elements of the model's `<composite name="Name">` (read as attributes; an element may itself be a
+    /// composite, but no composite may contain itself).
+    private mutating func compositeAttribute(_ name: String, _ reader: ModelElementReader) throws(ModelLoadError)
+        -> AttributeDescription
+    {
+        let compositeName = try reader.required("composite")
+        guard let definition = compositeDefinitions[compositeName] else {
+            throw reader.invalid("composite", compositeName, expected: "the name of a <composite> of the model")
+        }
+        guard !compositesBeingRead.contains(compositeName) else {
+            throw reader.invalid("composite", compositeName, expected: "a composite that does not contain itself")
+        }
+        compositesBeingRead.append(compositeName)
+        defer { compositesBeingRead.removeLast() }
+        var elements: [AttributeDescription] = []
+        var names: Set<String> = []
+        for child in definition.element.children(named: "attribute") {
+            var elementReader = definition.child(child)
+            elementReader.property = compositeName
+            let element = try attribute(elementReader).attribute
+            guard names.insert(element.name).inserted else {
+                throw elementReader.invalid("name", element.name, expected: "a name no other element of the composite has")
+            }
+            guard element.attributeType != .undefined, !element.isDerived else {
+                throw elementReader.invalid("attributeType", element.attributeType.description,
+                    expected: "a stored attribute type (a composite's elements cannot be Undefined or derived)")
+            }
+            elements.append(element)
+        }
+        var attribute = AttributeDescription(
+            name: name, type: .composite, isOptional: try reader.flag("optional"),
+            isTransient: try reader.flag("transient"),
+            renamingIdentifier: reader.nonEmpty("renamingIdentifier") ?? reader.nonEmpty("elementID"),
+            versionHashModifier: reader.nonEmpty("versionHashModifier"), userInfo: try propertyUserInfo(reader))
+        attribute.preservesValueInHistoryOnDeletion = try reader.flag("preserveAfterDeletion")
+        attribute.elements = elements
+        return attribute
     }
 
     /// The bound in attribute `name`, if present, with the text it came from.

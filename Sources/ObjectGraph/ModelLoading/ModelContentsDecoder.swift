@@ -8,8 +8,9 @@
 /// Read but deliberately ignored: the `<model>` attributes other than `userDefinedModelVersionIdentifier`
 /// (`type`, `documentVersion`, `lastSavedToolsVersion`, `systemVersion`, `minimumToolsVersion`,
 /// `sourceLanguage`, legacy `macOSVersion`/`iOSVersion`), diagram `<elements>`/`<element>` and `<layout>`,
-/// newer `<composite>` definitions, and any element this loader does not know, so that files from newer
-/// Xcode versions still load.
+/// and any element this loader does not know, so that files from newer Xcode versions still load. Model-level
+/// `<composite name>` definitions (iOS 17), each with `<attribute>` children, give the elements of the attributes
+/// that name them (`attributeType="Composite" composite="Location"`).
 struct ModelContentsDecoder {
     /// The deepest inheritance chain accepted (entity, parent, grandparent, …).
     static let maxInheritanceDepth = 100
@@ -20,6 +21,10 @@ struct ModelContentsDecoder {
     var lines = ModelSourceLines()
     /// Relationships that name an `inverseEntity`, checked once the model is built.
     var inverseEntityChecks: [(reader: ModelElementReader, destination: String, inverseEntity: String)] = []
+    /// The model's `<composite>` definitions by name.
+    var compositeDefinitions: [String: ModelElementReader] = [:]
+    /// The composites being read (outermost first): a composite that contains itself is refused.
+    var compositesBeingRead: [String] = []
 
     /// Creates a decoder whose errors name `source`.
     init(source: String) { self.source = source }
@@ -38,6 +43,10 @@ struct ModelContentsDecoder {
         var entities: [EntityDescription] = []
         var configurations: [ModelConfiguration] = []
         var templates: [FetchRequestTemplate] = []
+        for child in root.children(named: "composite") {
+            let definition = reader.child(child)
+            compositeDefinitions[try definition.required("name")] = definition
+        }
         for child in root.children {
             switch child.name {
             case "entity": entities.append(try entity(reader.child(child), classes: classes))

@@ -70,7 +70,7 @@ struct ModelElementReader {
 extension AttributeType {
     /// Reads Xcode's spelling of an attribute type (`"Integer 64"`, `"Binary"`, and the old `"Binary Data"`).
     ///
-    /// `ObjectID` and `Composite`, which newer Xcode versions offer, have no counterpart here and give nil.
+    /// `ObjectID`, which newer Xcode versions offer, has no counterpart here and gives nil.
     init?(xcodeName: String) {
         switch xcodeName {
         case "Undefined": self = .undefined
@@ -87,6 +87,7 @@ extension AttributeType {
         case "UUID": self = .uuid
         case "URI": self = .uri
         case "Transformable": self = .transformable
+        case "Composite": self = .composite
         default: return nil
         }
     }

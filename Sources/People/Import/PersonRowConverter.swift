@@ -91,7 +91,7 @@ public struct PersonRowConverter {
         case .binary, .transformable: "Base64 data"
         case .uuid: "a UUID"
         case .uri: "a URL"
-        case .undefined: "nothing"
+        case .undefined, .composite: "nothing"
         }
     }
 
