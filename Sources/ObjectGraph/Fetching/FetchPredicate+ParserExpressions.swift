@@ -88,7 +88,7 @@ extension FetchPredicate.Parser {
     }
 
     mutating func parseNegative() throws(FetchPredicateError) -> Operand {
-        let minus = current
+        // (The current token is the minus sign.)
         advance()
         let token = current
         switch token.kind {
