@@ -121,11 +121,11 @@ enum ArchivedPredicateFixtures {
         }
     }
 
-    private static func selfExpression(_ archive: KeyedArchiveBuilder) -> PropertyListValue {
+    static func selfExpression(_ archive: KeyedArchiveBuilder) -> PropertyListValue {
         archive.object("NSSelfExpression", chain: ["NSExpression"], fields: [("NSExpressionType", .integer(1))])
     }
 
-    private static func keyPath(_ path: String, _ archive: KeyedArchiveBuilder) -> PropertyListValue {
+    static func keyPath(_ path: String, _ archive: KeyedArchiveBuilder) -> PropertyListValue {
         let specifier = archive.object("NSKeyPathSpecifierExpression", chain: ["NSExpression"], fields: [
             ("NSExpressionType", .integer(10)), ("NSKeyPath", archive.add(.string(path))),
         ])

@@ -163,6 +163,11 @@ enum CompiledModelFixtures {
         if let name = attribute.valueTransformerName {
             fields.append(("NSValueTransformerName", archive.add(.string(name))))
         }
+        if let derivation = attribute.derivationExpression {
+            fields.append(("NSDerivationExpression", derivationExpression(derivation, archive)))
+            return archive.object("NSDerivedAttributeDescription", chain: ["NSAttributeDescription", "NSPropertyDescription"],
+                fields: fields)
+        }
         guard attribute.attributeType == .composite else {
             return archive.object("NSAttributeDescription", chain: ["NSPropertyDescription"], fields: fields)
         }
@@ -171,6 +176,30 @@ enum CompiledModelFixtures {
         })))
         return archive.object("NSCompositeAttributeDescription", chain: ["NSAttributeDescription", "NSPropertyDescription"],
             fields: fields)
+    }
+
+    /// A derivation as Core Data archives it once `setDerivationExpression:` has taken it: key paths ending in
+    /// `.@count` or `.@sum` become the functions `count:` and `sum:` of the rest, `lowercase:(name)` and its kin and
+    /// `now()` are function expressions, and any other text a key path expression.
+    static func derivationExpression(_ text: String, _ archive: KeyedArchiveBuilder) -> PropertyListValue {
+        func function(_ selector: String, _ arguments: [PropertyListValue]) -> PropertyListValue {
+            archive.object("NSFunctionExpression", chain: ["NSExpression"], fields: [
+                ("NSExpressionType", .integer(4)),
+                ("NSOperand", archive.object("NSConstantValueExpression", chain: ["NSExpression"], fields: [
+                    ("NSExpressionType", .integer(0)), ("NSConstantValue", archive.add(.string("NSPredicateUtilities"))),
+                ])),
+                ("NSSelectorName", archive.add(.string(selector))), ("NSArguments", archive.array(arguments)),
+            ])
+        }
+        if text == "now()" { return function("now", []) }
+        for selector in ["lowercase:", "uppercase:", "canonical:"] where text.hasPrefix(selector + "(") && text.hasSuffix(")") {
+            let path = String(text.dropFirst(selector.count + 1).dropLast())
+            return function(selector, [ArchivedPredicateFixtures.keyPath(path, archive)])
+        }
+        for (suffix, selector) in [(".@count", "count:"), (".@sum", "sum:")] where text.hasSuffix(suffix) {
+            return function(selector, [ArchivedPredicateFixtures.keyPath(String(text.dropLast(suffix.count)), archive)])
+        }
+        return ArchivedPredicateFixtures.keyPath(text, archive)
     }
 
     private static func defaultValue(_ value: AttributeValue) -> PropertyListValue? {

@@ -38,7 +38,8 @@ import TestSupport
                 "  \(a.name) \(a.attributeType) optional=\(a.isOptional) transient=\(a.isTransient) "
                     + "default=\(a.defaultValue) renamed=\(a.renamingIdentifier ?? "-") "
                     + "transformer=\(a.valueTransformerName ?? "-") preserves=\(a.preservesValueInHistoryOnDeletion) "
-                    + "external=\(a.allowsExternalBinaryDataStorage) spotlight=\(a.isIndexedBySpotlight)"
+                    + "external=\(a.allowsExternalBinaryDataStorage) spotlight=\(a.isIndexedBySpotlight) "
+                    + "derived=\(a.derivationExpression ?? "-")"
             }
             let composites = entity.ownCompositeAttributes.sorted { $0.name < $1.name }.map { c in
                 "  composite \(c.name) optional=\(c.isOptional) transient=\(c.isTransient) "
@@ -83,6 +84,54 @@ import TestSupport
         ])])
         let loaded = try ManagedObjectModel.load(compiled: CompiledModelFixtures.mom(model), source: "Price.mom")
         #expect(loaded.entity(named: "Price")?.attribute(named: "amount")?.defaultValue == .decimal(value))
+    }
+
+    /// Derived attributes keep their derivation through a `.mom` (archived as Core Data archives it, key paths ending
+    /// in `.@count` and `.@sum` as `count:` and `sum:` functions), and a store opened with the compiled model computes
+    /// them as with the source.
+    @Test func derivationsSurviveACompiledModel() throws {
+        // (Also Core Data's own spelling of a sum, which it archives as `sum:(pages.words)`.)
+        let xml = DerivedAttributeTests.xml.replacingOccurrences(of: "<relationship name=\"pages\"",
+            with: "<attribute name=\"wordsSum\" optional=\"YES\" attributeType=\"Integer 64\" derived=\"YES\" "
+                + "derivationExpression=\"pages.words.@sum\"/>\n<relationship name=\"pages\"")
+        let source = try ManagedObjectModel.load(xml: Data(xml.utf8), source: "Derived")
+        let compiled = try ManagedObjectModel.load(compiled: CompiledModelFixtures.mom(source), source: "Derived.mom")
+        func derivations(_ model: ManagedObjectModel) -> [String: String] {
+            var result: [String: String] = [:]
+            for entity in model.entities {
+                for attribute in entity.ownAttributes { result[entity.name + "." + attribute.name] = attribute.derivationExpression }
+            }
+            return result
+        }
+        #expect(derivations(source).count == 8)
+        #expect(derivations(compiled) == derivations(source))
+        let directory = TemporaryDirectory()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: compiled)
+        try coordinator.addPersistentStore(ofType: .sqlite, at: directory.file("derived.sqlite"))
+        let context = MigrationFixtures.context(coordinator)
+        try context.performAndWait {
+            let book = try context.insertNewObject(forEntityName: "Book")
+            book["title"] = "Ærø"
+            let page = try context.insertNewObject(forEntityName: "Page")
+            page["words"] = Int64(12)
+            page.setRelatedObject(book, forKey: "book")
+            try context.save()
+        }
+        #expect(try MigrationFixtures.rows(directory.file("derived.sqlite"),
+            "SELECT ZTITLELOWER, ZPAGESCOUNT, ZWORDSTOTAL, ZWORDSSUM FROM ZBOOK")
+            == [[.text("ærø"), .integer(1), .integer(12), .integer(12)]])
+    }
+
+    /// An archived derivation this framework cannot compute leaves the model loadable and the attribute derived,
+    /// under a text that says why (no store computes it).
+    @Test func anUnreadableDerivationIsNamedNotFatal() throws {
+        let archive = KeyedArchiveBuilder()
+        let expression = archive.object("NSFunctionExpression", chain: ["NSExpression"], fields: [
+            ("NSSelectorName", archive.add(.string("median:"))), ("NSArguments", archive.array([])),
+        ])
+        let decoder = ArchivedPredicateDecoder(archive: try KeyedArchive(data: archive.archive(root: expression)))
+        let root = KeyedArchive.Value.reference(decoder.archive.rootIndex)
+        #expect(throws: ArchivedPredicateDecoder.Unsupported.self) { try decoder.derivation(root) }
     }
 
     @Test func aMomdCarriesCoreDatasHashesIntoTheModelAndTheStore() throws {

@@ -40,6 +40,47 @@ struct ArchivedPredicateDecoder {
         return predicate
     }
 
+    /// A derived attribute's archived `NSDerivationExpression` as the text a source model writes in
+    /// `derivationExpression`: a key path (`name`, `author.name`, or one with a collection operator as written);
+    /// `lowercase:(name)`, `uppercase:(…)`, `canonical:(…)` of one; `now()`; and `count:(pages)` / `sum:(items.price)`
+    /// — the function expressions Core Data's `setDerivationExpression:` makes of key paths ending in `.@count` and
+    /// `.@sum` (`pages.@count`, `items.price.@sum`) — back as those key paths.
+    func derivation(_ value: KeyedArchive.Value?) throws(Unsupported) -> String {
+        guard let object = archive.object(value) else { throw Unsupported(reason: "the derivation is not an archived expression") }
+        let classes = Set(object.classes + [object.className])
+        if classes.contains("NSKeyPathSpecifierExpression") || classes.contains("NSKeyPathExpression") {
+            return try derivationKeyPath(object)
+        }
+        guard classes.contains("NSFunctionExpression"), let selector = archive.string(object["NSSelectorName"]) else {
+            throw Unsupported(reason: "a derivation of class \(object.className)")
+        }
+        let arguments = (archive.array(object["NSArguments"]) ?? []).compactMap { archive.object($0) }
+        func onlyKeyPath() throws(Unsupported) -> String {
+            guard arguments.count == 1, let argument = arguments.first else {
+                throw Unsupported(reason: "\(selector) with \(arguments.count) arguments")
+            }
+            return try derivationKeyPath(argument)
+        }
+        switch selector {
+        case "now", "now()": return "now()"
+        case "lowercase:", "uppercase:", "canonical:": return selector + "(" + (try onlyKeyPath()) + ")"
+        case "count:": return try onlyKeyPath() + ".@count"
+        case "sum:": return try onlyKeyPath() + ".@sum"
+        default: throw Unsupported(reason: "the function \(selector)")
+        }
+    }
+
+    /// The text of a key path expression in a derivation (as written, collection operators included).
+    private func derivationKeyPath(_ object: KeyedArchive.Object) throws(Unsupported) -> String {
+        if let path = archive.string(object["NSKeyPath"]), !path.isEmpty { return path }
+        for argument in archive.array(object["NSArguments"]) ?? [] {
+            if let specifier = archive.object(argument), let path = archive.string(specifier["NSKeyPath"]), !path.isEmpty {
+                return path
+            }
+        }
+        throw Unsupported(reason: "a key path expression has no NSKeyPath")
+    }
+
     private func node(_ value: KeyedArchive.Value?, depth: Int) throws(Unsupported) -> FetchPredicate.Node {
         guard depth < Self.maximumDepth else { throw Unsupported(reason: "it nests deeper than \(Self.maximumDepth)") }
         guard let object = archive.object(value) else { throw Unsupported(reason: "a predicate is not an archived object") }

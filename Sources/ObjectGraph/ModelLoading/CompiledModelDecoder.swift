@@ -174,8 +174,22 @@ struct CompiledModelDecoder {
             attribute.preservesValueInHistoryOnDeletion = true
         }
         attribute.isIndexedBySpotlight = archive.boolean(property["NSIndexedBySpotlight"]) ?? bits.spotlight ?? false
+        if Set(property.classes + [property.className]).contains("NSDerivedAttributeDescription") {
+            attribute.derivationExpression = derivation(property["NSDerivationExpression"])
+        }
         if type == .composite { attribute.elements = try compositeElements(property, of: "\(entity).\(name)", depth: depth) }
         return attribute
+    }
+
+    /// A derived attribute's `NSDerivationExpression` as the model file's `derivationExpression` text (see
+    /// ``ArchivedPredicateDecoder/derivation(_:)``); an expression this framework cannot read keeps the attribute
+    /// derived (read-only, never written by saves) under a text that says what it is, which no store computes.
+    private func derivation(_ value: KeyedArchive.Value?) -> String {
+        do {
+            return try ArchivedPredicateDecoder(archive: archive).derivation(value)
+        } catch {
+            return "unreadable derivation: \(error.reason)"
+        }
     }
 
     /// An `NSCompositeAttributeDescription`'s elements: the attribute descriptions archived, in order, under

@@ -17,7 +17,7 @@ enum Derivation: Equatable, Sendable {
     case function(Function, [String])
     /// `pages.@count`.
     case count(relationship: String)
-    /// `items.@sum.price`.
+    /// `items.@sum.price`, or as Core Data spells it, `items.price.@sum`.
     case sum(relationship: String, attribute: String)
     /// `now()`: the time of the row's last save.
     case now
@@ -43,6 +43,9 @@ enum Derivation: Equatable, Sendable {
             self = .count(relationship: parts[0])
         } else if parts.count == 3, parts[1] == "@sum", Self.isName(parts[0]), Self.isName(parts[2]) {
             self = .sum(relationship: parts[0], attribute: parts[2])
+        } else if parts.count == 3, parts[2] == "@sum", Self.isName(parts[0]), Self.isName(parts[1]) {
+            // Core Data's own spelling (`items.price.@sum`, which it compiles to `sum:(items.price)`).
+            self = .sum(relationship: parts[0], attribute: parts[1])
         } else if (1...2).contains(parts.count), parts.allSatisfy(Self.isName) {
             self = .keyPath(parts)
         } else {
