@@ -97,8 +97,8 @@ import Testing
 
     @Test(arguments: 1...30)
     func narrowingGivesWhatAFullFetchGives(seed: UInt64) throws {
-        // (A few stores are larger than a narrowing's group of a thousand results.)
-        let fixture = try Fixture(seed: seed, count: seed <= 3 ? 2500 : 300, tracked: true)
+        // (A few stores are larger than a narrowing's group of results.)
+        let fixture = try Fixture(seed: seed, count: seed <= 2 ? 9000 : 300, tracked: true)
         let (writer, view, controller) = (fixture.writer, fixture.view, fixture.controller)
         var rng = fixture.rng
         var predicate: FetchPredicate?

@@ -8,7 +8,7 @@ extension AnyFetchedResultsController {
     /// results hold and nothing else: its predicate implies the one the results were fetched with, as
     /// `name CONTAINS[cd] "mull"` implies `name CONTAINS[cd] "mul"` (the words typed into a search field, one more
     /// letter each time). The controller then asks the store which of its current results match the new
-    /// predicate, a thousand at a time by their keys, and keeps those in their order and sections: nothing is
+    /// predicate, a few thousand at a time by their keys, and keeps those in their order and sections: nothing is
     /// sorted, and no sort or section key is read again. On a long table this is much cheaper than the full
     /// fetch when the current results are a small part of it, or when the new predicate cannot use an index
     /// (a text search index needs three characters; see <doc:Fetching>); the caller, who knows both, decides.

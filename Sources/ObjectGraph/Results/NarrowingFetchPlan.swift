@@ -25,7 +25,7 @@ struct NarrowingFetchPlan: BackgroundResultsReader {
     let hooks: BackgroundFetchHooks?
 
     /// How many results one query tests.
-    static let groupSize = 1000
+    static let groupSize = 4000
 
     func run(_ ticket: FetchTicket) throws(ObjectGraphError) -> BackgroundFetchResults {
         hooks?.willRead()
@@ -38,7 +38,7 @@ struct NarrowingFetchPlan: BackgroundResultsReader {
         func testGroup() throws(ObjectGraphError) {
             guard !groupIDs.isEmpty else { return }
             if ticket.isCancelled { throw .fetchCancelled }
-            // `SELF IN {…}`, built as the parser would build it (parsing a thousand arguments costs more).
+            // `SELF IN {…}`, built as the parser would build it (parsing thousands of arguments costs more).
             let members = FetchPredicate(.comparison(FetchPredicate.Comparison(.evaluatedObject, .in,
                 .aggregate(groupIDs.map { .object($0) }))))
             var matched: Set<ManagedObjectID> = []
