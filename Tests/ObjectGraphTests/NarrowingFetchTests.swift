@@ -74,9 +74,9 @@ import Testing
         let recorder = ChangeRecorder()
         var rng: SeededRandom
 
-        init(seed: UInt64, count: Int, tracked: Bool) throws {
+        init(seed: UInt64, count: Int, tracked: Bool, kind: StoreKind = .sqlite) throws {
             var local = SeededRandom(seed: seed)
-            let stack = try TestStack(.sqlite)
+            let stack = try TestStack(kind)
             let writer = stack.context(name: "writer")
             try writer.performAndWait {
                 for _ in 0..<count { RandomItems.randomize(try writer.insertNewObject(forEntityName: "Item"), &local) }
@@ -128,6 +128,18 @@ import Testing
         let (view, controller) = (fixture.view, fixture.controller)
         // Nothing tracks these results: a save merged meanwhile may have changed which objects match.
         let predicate = try FetchPredicate(format: "rank >= 2")
+        view.performAndWait { controller.fetchRequest.predicate = predicate }
+        try Self.fetch(controller, narrowing: true)
+        #expect(!view.performAndWait { controller.lastFetchNarrowed })
+        #expect(Self.shown(controller) == (try Self.fresh(in: view, request: Self.request(predicate: predicate))))
+    }
+
+    /// Stores that keep their rows in memory test every row for any query: narrowing there would cost a fetch per
+    /// group of results, so the controller fetches in full.
+    @Test func aStoreInMemoryIsFetchedInFull() throws {
+        let fixture = try Fixture(seed: 7, count: 50, tracked: true, kind: .inMemory)
+        let (view, controller) = (fixture.view, fixture.controller)
+        let predicate = try FetchPredicate(format: "rank >= 1")
         view.performAndWait { controller.fetchRequest.predicate = predicate }
         try Self.fetch(controller, narrowing: true)
         #expect(!view.performAndWait { controller.lastFetchNarrowed })

@@ -19,8 +19,10 @@ extension AnyFetchedResultsController {
     /// admits new objects), they would be missing until the next full fetch. The controller falls back to the
     /// full background fetch by itself when the current results cannot be narrowed: before the first fetch,
     /// while they come from a section cache still being read, while nothing tracks their changes (no delegate
-    /// and no change stream, so they may be out of date), when some are a parent context's unsaved objects, or
-    /// when the request's entity, sort, stores, limit or offset differ from the results'. Core Data has no such
+    /// and no change stream, so they may be out of date), when some are a parent context's unsaved objects, when
+    /// the request's entity, sort, stores, limit or offset differ from the results', or when a store it reads is not
+    /// an SQLite store (the others test every row in memory for any query, so a narrowing would cost more than a
+    /// fetch). Core Data has no such
     /// call; its answer to typing is a new fetch each time.
     ///
     /// - Parameters:
@@ -44,7 +46,8 @@ extension AnyFetchedResultsController {
             request.sortCriteria == current.sortCriteria, request.includesSubentities == current.includesSubentities,
             request.fetchLimit <= 0, request.fetchOffset <= 0, current.fetchLimit <= 0, current.fetchOffset <= 0,
             Self.sameStores(request.affectedStores, current.affectedStores),
-            let (source, entity, model, fetchPlan) = backgroundSource(for: request)
+            let (source, entity, model, fetchPlan) = backgroundSource(for: request),
+            Self.findsRowsByKey(request, entity: entity, coordinator: managedObjectContext.persistentStoreCoordinator)
         else { return nil }
         let pending = Array(pendingTrackedObjects(among: fetchPlan.trackedEntityNames))
         // Results under temporary IDs are left out and placed from memory when they are the context's own unsaved
@@ -55,6 +58,18 @@ extension AnyFetchedResultsController {
             predicate: predicate, results: indexStorage, names: names, namespaces: namespaces,
             leftOut: pendingIDs, hooks: backgroundFetchHooks)
         return (reader, fetchPlan, pending)
+    }
+
+    /// Whether every store `request` reads finds a group of rows by primary key without testing the others: the
+    /// SQLite store does (`Z_PK IN (…)`); the in-memory, atomic and PostgreSQL stores answer from their rows in
+    /// memory, testing every one of them against each group, which would cost a full fetch per group.
+    private static func findsRowsByKey(
+        _ request: FetchRequest<ManagedObject>, entity: EntityDescription, coordinator: PersistentStoreCoordinator?
+    ) -> Bool {
+        guard let coordinator, let stores = try? coordinator.stores(forFetching: entity,
+            includesSubentities: request.includesSubentities, affectedStores: request.affectedStores)
+        else { return false }
+        return !stores.isEmpty && stores.allSatisfy { $0.type == .sqlite }
     }
 
     /// Whether two requests' ``FetchRequest/affectedStores`` name the same stores (nil: all of them).
