@@ -1,8 +1,10 @@
 import ArgumentParser
 import Foundation
 import ObjectGraph
+import ObjectGraphPostgres
 
-/// `objectgraph backup`: copies a store with SQLite's online backup, after checking it against a model.
+/// `objectgraph backup`: copies a store with SQLite's online backup, after checking it against a model; or a
+/// PostgreSQL store into an SQLite store file.
 struct BackupCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "backup",
@@ -18,6 +20,12 @@ struct BackupCommand: ParsableCommand {
             PATH must not exist, unless --force is given and PATH is an ObjectGraph store (or an empty \
             file), which is then overwritten in place through SQLite, its old -wal and -shm included. A \
             file that is not a store is never overwritten.
+
+            With --store postgresql://… the PostgreSQL store is backed up into the SQLite store file PATH: \
+            every row, relationship and key of one consistent read of the server, under the store's UUID \
+            (open the copy as any SQLite store). The database must hold ObjectGraph's tables written for \
+            the model's version. With --force an existing store at PATH is replaced through a new file \
+            beside it, so a failure leaves it as it was.
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -29,8 +37,12 @@ struct BackupCommand: ParsableCommand {
     var force = false
 
     func run() throws {
-        try storeOptions.requireFile(for: "backup")
         let model = try storeOptions.loadModel()
+        if PostgresStore.isConnectionURI(storeOptions.store) {
+            print(try ServerBackup.run(model: model, storeURL: storeOptions.storeURL,
+                destinationURL: URL(fileURLWithPath: destination), force: force).rendered())
+            return
+        }
         let summary = try StoreBackup.run(model: model, storeURL: storeOptions.storeURL,
             destinationURL: URL(fileURLWithPath: destination), force: force)
         print(summary.rendered())

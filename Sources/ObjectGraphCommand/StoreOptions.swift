@@ -19,12 +19,6 @@ struct StoreOptions: ParsableArguments {
     /// How messages name the store: the path, or the connection URI without its password.
     var displayName: String { PostgresStore.isConnectionURI(store) ? StoreURL.redacted(storeURL) : store }
 
-    /// Refuses a PostgreSQL store for a command that works on store files only.
-    func requireFile(for command: String) throws(CommandFailure) {
-        guard !PostgresStore.isConnectionURI(store) else {
-            throw CommandFailure("\(command) works on store files; PostgreSQL stores are not supported by it yet")
-        }
-    }
 
     /// Loads the model.
     func loadModel() throws(CommandFailure) -> ManagedObjectModel {

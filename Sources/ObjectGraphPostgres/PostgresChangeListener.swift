@@ -69,6 +69,7 @@ extension PostgresStore {
     /// Reads `Z_CHANGES` after ``lastTransaction`` on `connection`, applies other clients' commits to the replica,
     /// and returns them in commit order. Call holding ``lock``.
     func applyNewCommits(on connection: PostgresConnection) throws(ObjectGraphError) -> [RemoteCommit] {
+        guard !migratedAway else { return [] }
         let rows = try connection.execute(
             #"SELECT "Z_TXID", "Z_CLIENT", "Z_PROCESS", "Z_AUTHOR", "Z_CONTEXT", "Z_INSERTED", "Z_UPDATED", "#
                 + #""Z_DELETED", "Z_LISTS" FROM "Z_CHANGES" WHERE "Z_TXID" > $1 ORDER BY "Z_TXID""#,
@@ -84,6 +85,18 @@ extension PostgresStore {
         var commits: [RemoteCommit] = []
         for row in rows {
             guard let number = row[0].flatMap({ Int64($0) }) else { continue }
+            if row[1] == Self.migrationClient, let metadata = try Self.readMetadata(on: connection),
+                metadata.entityVersionHashes != model.entityVersionHashes
+            {
+                // Another client migrated the store to another model version: this client's model no longer
+                // describes its tables, so the replica stops following it (it stays as it was).
+                migratedAway = true
+                lastTransaction = max(lastTransaction, number)
+                var commit = RemoteCommit(processID: row[2], author: row[3], contextName: row[4], transactionNumber: number)
+                commit.migratedMetadata = metadata
+                commits.append(commit)
+                return commits
+            }
             defer { lastTransaction = max(lastTransaction, number) }
             guard row[1] != clientID else { continue }
             func ids(_ text: String?) -> [ManagedObjectID] {

@@ -15,54 +15,74 @@ extension PostgresStore {
         let writer = try PostgresConnection(uri: url.absoluteString, displayName: displayName)
         let model = request.model
         let readOnly = request.options.isReadOnly
-        var metadata: StoreMetadata
-        try writer.execute("BEGIN")
-        do throws(ObjectGraphError) {
-            if !readOnly {
-                // One creator at a time: two clients opening a new database must not both create it.
-                try writer.execute("SELECT pg_advisory_xact_lock(7301001)")
-                for statement in PostgresSchema(model: model).creationStatements() { try writer.execute(statement) }
+        var metadata = try prepare(writer, displayName: displayName, model: model, readOnly: readOnly)
+        let differing = LightweightMigrator.differing(metadata.entityVersionHashes, model)
+        if !differing.isEmpty {
+            // Written for another version of the model: migrated in place (one server transaction) when the options
+            // allow it, as an SQLite store is.
+            func refuse(_ reason: String) -> ObjectGraphError {
+                .incompatibleModel(path: displayName, entities: differing, reason: reason)
             }
-            let exists = try writer.execute("SELECT to_regclass('\"Z_METADATA\"') IS NOT NULL")
-            guard exists.first?[0] == "t" else {
-                throw ObjectGraphError.notAnObjectGraphStore(path: displayName,
-                    reason: "it has no ObjectGraph tables, and a read-only store is never created")
+            let bundleURL = try PersistentStoreCoordinator.migrationBundleURL(model: model, options: request.options,
+                refuse: refuse)
+            let bundle: ModelBundle
+            do throws(ModelLoadError) {
+                bundle = try ModelBundle(contentsOf: bundleURL)
+            } catch {
+                throw refuse("the model bundle cannot be read (\(error))")
             }
-            let rows = try writer.execute(#"SELECT "Z_UUID", "Z_PLIST" FROM "Z_METADATA" LIMIT 1"#)
-            if let row = rows.first, let uuid = row[0], case .binary(let plist) = PostgresValueCoding.decode(row[1], as: .binary),
-                let stored = StoreMetadata(propertyList: plist, storeUUID: uuid)
-            {
-                metadata = stored
-            } else {
-                guard !readOnly else {
-                    throw ObjectGraphError.notAnObjectGraphStore(path: displayName, reason: "Z_METADATA is empty")
-                }
-                metadata = StoreMetadata(storeType: PersistentStoreType.postgreSQL.rawValue, storeUUID: UUID().uuidString,
-                    entityVersionHashes: model.entityVersionHashes, versionIdentifiers: model.versionIdentifiers.sorted())
-                let plist: Data
-                do { plist = try metadata.propertyList() } catch {
-                    throw ObjectGraphError.invalidStoreOption(name: "metadata", reason: "\(error)")
-                }
-                try writer.execute(#"INSERT INTO "Z_METADATA" ("Z_UUID", "Z_PLIST") VALUES ($1, $2)"#,
-                    [metadata.storeUUID, PostgresValueCoding.encode(.binary(plist), as: .binary)])
+            metadata = try migrate(on: writer, displayName: displayName,
+                migrator: LightweightMigrator(bundle: bundle, destination: model)).metadata
+            let left = LightweightMigrator.differing(metadata.entityVersionHashes, model)
+            guard left.isEmpty else {
+                throw .incompatibleModel(path: displayName, entities: left, reason: "the migration did not reach the model")
             }
-            try writer.execute("COMMIT")
-        } catch {
-            _ = try? writer.execute("ROLLBACK")
-            throw error
-        }
-        let differing = Set(metadata.entityVersionHashes.keys).union(model.entityVersionHashes.keys).filter {
-            metadata.entityVersionHashes[$0] != model.entityVersionHashes[$0]
-        }
-        guard differing.isEmpty else {
-            throw .incompatibleModel(path: displayName, entities: differing.sorted(),
-                reason: "migrating a PostgreSQL store to another model version is not supported yet")
+            metadata = try prepare(writer, displayName: displayName, model: model, readOnly: readOnly)
         }
         let store = PostgresStore(uri: url.absoluteString, displayName: displayName, model: model, isReadOnly: readOnly,
             writer: writer, identifier: metadata.storeUUID)
         try store.withLock { () throws(ObjectGraphError) in try store.reloadAll() }
         store.startListening()
         return OpenedStore(store: store, metadata: metadata)
+    }
+
+    /// Creates the tables the model needs when they are missing and the metadata when there is none, in one
+    /// transaction, one client at a time, and returns the metadata. A store written for another model version is
+    /// left untouched (its metadata returned, for the caller to migrate or refuse).
+    private static func prepare(_ writer: PostgresConnection, displayName: String, model: ManagedObjectModel,
+        readOnly: Bool) throws(ObjectGraphError) -> StoreMetadata
+    {
+        try writer.execute("BEGIN")
+        do throws(ObjectGraphError) {
+            // One creator at a time: two clients opening a new database must not both create it.
+            if !readOnly { try writer.execute("SELECT pg_advisory_xact_lock(7301001)") }
+            if let stored = try readMetadata(on: writer) {
+                if stored.entityVersionHashes == model.entityVersionHashes, !readOnly {
+                    for statement in PostgresSchema(model: model).creationStatements() { try writer.execute(statement) }
+                }
+                try writer.execute("COMMIT")
+                return stored
+            }
+            guard !readOnly else {
+                throw ObjectGraphError.notAnObjectGraphStore(path: displayName,
+                    reason: "it has no ObjectGraph tables, and a read-only store is never created")
+            }
+            for statement in PostgresSchema(model: model).creationStatements() { try writer.execute(statement) }
+            let metadata = StoreMetadata(storeType: PersistentStoreType.postgreSQL.rawValue, storeUUID: UUID().uuidString,
+                entityVersionHashes: model.entityVersionHashes, versionIdentifiers: model.versionIdentifiers.sorted(),
+                modelVersionName: model.versionName)
+            let plist: Data
+            do { plist = try metadata.propertyList() } catch {
+                throw ObjectGraphError.invalidStoreOption(name: "metadata", reason: "\(error)")
+            }
+            try writer.execute(#"INSERT INTO "Z_METADATA" ("Z_UUID", "Z_PLIST") VALUES ($1, $2)"#,
+                [metadata.storeUUID, PostgresValueCoding.encode(.binary(plist), as: .binary)])
+            try writer.execute("COMMIT")
+            return metadata
+        } catch {
+            _ = try? writer.execute("ROLLBACK")
+            throw error
+        }
     }
 
     /// Reloads the replica when a failed commit left it in doubt. Call holding ``lock``.

@@ -10,6 +10,7 @@ extension PostgresStore {
     public func save(_ request: StoreSaveRequest) throws(ObjectGraphError) -> StoreSaveResult {
         guard !isReadOnly else { throw .readOnlyStore(store: displayName) }
         return try withLock { () throws(ObjectGraphError) in
+            try refuseIfMigratedAway()
             try writer.ensureConnected()
             try reloadIfNeeded()
             return try transact(request, lists: nil)
@@ -198,6 +199,14 @@ extension PostgresStore {
         }
         let present = Set(found.map(\.objectID))
         replicaStorage.apply(rows: found, deleted: ids.filter { !present.contains($0) }, lists: [:])
+    }
+
+    /// Refuses to write to a store another client migrated to another model version. Call holding ``lock``.
+    func refuseIfMigratedAway() throws(ObjectGraphError) {
+        guard migratedAway else { return }
+        throw .incompatibleModel(path: displayName, entities: [],
+            reason: "another client migrated the store to another model version while it was open; add it again "
+                + "with a model of that version")
     }
 
     /// How `Z_CHANGES` names this process: host and process ID.

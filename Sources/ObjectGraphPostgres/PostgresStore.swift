@@ -36,6 +36,9 @@ public final class PostgresStore: RemoteChangeObservingStore, @unchecked Sendabl
     let replicaStorage: StoreReplica
     /// Set when the replica may differ from the server (a commit whose outcome is unknown); guarded by ``lock``.
     var needsReload = false
+    /// Set when another client migrated the store to another model version: the replica no longer follows it;
+    /// guarded by ``lock``.
+    var migratedAway = false
     /// The newest `Z_CHANGES` transaction the replica reflects; guarded by ``lock``.
     var lastTransaction: Int64 = 0
     /// The listener that keeps the replica up to date with other clients' commits; guarded by ``lock``.

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// `objectgraph` commands on a PostgreSQL database (`--store postgresql://…`): import, query, batch update and
-/// delete, export, store-info; store-file commands (backup) refuse clearly; a password never reaches the output. Needs
+/// delete, export, store-info, backup into an SQLite file, migrate; a password never reaches the output. Needs
 /// `OBJECTGRAPH_TEST_POSTGRES` (see `.ci/postgres.sh`) and `psql` to make a database of the test's own.
 @Suite("objectgraph on PostgreSQL")
 struct PostgresStoreCommandTests {
@@ -11,6 +11,12 @@ struct PostgresStoreCommandTests {
     static let psql: String? = ["/usr/bin/psql", "/usr/local/bin/psql"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
     let folder = TemporaryDirectory(prefix: "objectgraph-postgres")
+
+    /// How the tool names `store`: with any password replaced by `***`.
+    static func shown(_ store: String) -> String {
+        guard let password = URLComponents(string: store)?.password else { return store }
+        return store.replacingOccurrences(of: ":\(password)@", with: ":***@")
+    }
 
     /// Runs psql with `sql` against the base server.
     static func admin(_ sql: String) throws -> Int32 {
@@ -34,9 +40,9 @@ struct PostgresStoreCommandTests {
         let imported = try ObjectGraphTool.succeed(["import", "--model", model, "--store", store, "--entity", "Shelf", file.path])
         #expect(imported.contains("Inserted 3 "), "stdout: \(imported)")
 
-        func names(_ extra: [String] = []) throws -> [String] {
+        func names(_ extra: [String] = [], in target: String? = nil) throws -> [String] {
             let output = try ObjectGraphTool.succeed(
-                ["query", "--model", model, "--store", store, "--entity", "Shelf", "--json", "--sort", "name"] + extra)
+                ["query", "--model", model, "--store", target ?? store, "--entity", "Shelf", "--json", "--sort", "name"] + extra)
             let rows = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]])
             return rows.compactMap { $0["name"] as? String }
         }
@@ -57,10 +63,65 @@ struct PostgresStoreCommandTests {
         #expect(info.contains("Matches the model:   yes"), "\(info)")
         #expect(info.split(separator: "\n").contains { $0.hasPrefix("Shelf") && $0.split(separator: " ")[1] == "2" },
             "two shelves: \(info)")
-        // backup still needs a file, and says so.
-        let backup = try ObjectGraphTool.run(["backup", "--model", model, "--store", store, "--to", folder.url.path + "/copy.sqlite"])
-        #expect(backup.status != 0)
-        #expect(backup.standardError.contains("not supported"), "stderr: \(backup.standardError)")
+        // backup writes the database's contents to an SQLite store file, under the store's UUID.
+        let copy = folder.url.path + "/copy.sqlite"
+        let backup = try ObjectGraphTool.succeed(["backup", "--model", model, "--store", store, "--to", copy])
+        #expect(backup.contains("Wrote \(copy) with a backup of \(Self.shown(store)) (store UUID "), "\(backup)")
+        #expect(try names(in: copy) == ["Big", "Big"])
+        func uuid(_ info: String) -> Substring? { info.split(separator: "\n").first { $0.hasPrefix("Store UUID") } }
+        let copyInfo = try ObjectGraphTool.succeed(["store-info", "--model", model, "--store", copy])
+        #expect(uuid(copyInfo) != nil && uuid(copyInfo) == uuid(info), "\(copyInfo)")
+        // Again: refused without --force; with it the copy is replaced (after another change on the server).
+        let refused = try ObjectGraphTool.run(["backup", "--model", model, "--store", store, "--to", copy])
+        #expect(refused.status != 0 && refused.standardError.contains("--force"), "\(refused.standardError)")
+        try ObjectGraphTool.succeed(["delete", "--model", model, "--store", store, "--entity", "Shelf", "--where", "TRUEPREDICATE"])
+        let replaced = try ObjectGraphTool.succeed(["backup", "--model", model, "--store", store, "--to", copy, "--force"])
+        #expect(replaced.contains("Replaced \(copy) with a backup of \(Self.shown(store))"), "\(replaced)")
+        #expect(try names(in: copy) == [])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.contains("backup-") } == [])
+    }
+
+    @Test(.enabled(if: baseURI != nil && psql != nil, "needs OBJECTGRAPH_TEST_POSTGRES (source .ci/postgres.sh) and psql"))
+    func migrateMigratesADatabase() throws {
+        let name = "og_cli_" + UUID().uuidString.lowercased().filter(\.isHexDigit).prefix(12)
+        #expect(try Self.admin("CREATE DATABASE \(name)") == 0)
+        defer { _ = try? Self.admin("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
+        let base = try #require(Self.baseURI)
+        var components = try #require(URLComponents(string: base))
+        components.path = "/" + name
+        let store = try #require(components.string)
+        // The Library fixture's first two versions (version 3 changes cardinalities, which PostgreSQL refuses).
+        let bundle = folder.file("Library.xcdatamodeld")
+        try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
+        for version in ["Library", "Library 2"] {
+            try FileManager.default.copyItem(at: MigrateCommandTests.library.appendingPathComponent("\(version).xcdatamodel"),
+                to: bundle.appendingPathComponent("\(version).xcdatamodel"))
+        }
+        try Data("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>Library 2.xcdatamodel</string></dict></plist>
+            """.utf8).write(to: bundle.appendingPathComponent(".xccurrentversion"))
+        let version1 = bundle.appendingPathComponent("Library.xcdatamodel").path
+        let authors = try folder.write("name,born\nAda,1815\nBob,1900\n", to: "authors.csv")
+        try ObjectGraphTool.succeed(["import", "--model", version1, "--store", store, "--entity", "Author", authors.path])
+
+        let refused = try ObjectGraphTool.run(["query", "--model", bundle.path, "--store", store, "--entity", "Author"])
+        #expect(refused.status != 0)
+        let dryRun = try ObjectGraphTool.succeed(["migrate", "--model", bundle.path, "--store", store, "--dry-run"])
+        #expect(dryRun.contains("Would migrate \(Self.shown(store)) from Library to Library 2:"), "\(dryRun)")
+        #expect(dryRun.contains("attribute renamed: Author.name → fullName"))
+        let unchanged = try ObjectGraphTool.succeed(["store-info", "--model", version1, "--store", store])
+        #expect(unchanged.contains("Store model version: Library\n"), "\(unchanged)")
+
+        let migrated = try ObjectGraphTool.succeed(["migrate", "--model", bundle.path, "--store", store])
+        #expect(migrated.contains("Migrated \(Self.shown(store)) from Library to Library 2:"), "\(migrated)")
+        let after = try ObjectGraphTool.succeed(["store-info", "--model", bundle.path, "--store", store])
+        #expect(after.contains("Store model version: Library 2\n") && after.contains("Matches the model:   yes"), "\(after)")
+        let rows = try ObjectGraphTool.succeed(["query", "--model", bundle.path, "--store", store,
+            "--entity", "Author", "--sort", "fullName"])
+        #expect(rows.contains("Ada") && rows.contains("Bob"), "\(rows)")
+        let again = try ObjectGraphTool.succeed(["migrate", "--model", bundle.path, "--store", store])
+        #expect(again.contains("already at model version Library 2"), "\(again)")
     }
 
     @Test func aPasswordInTheURIIsNeverPrinted() throws {

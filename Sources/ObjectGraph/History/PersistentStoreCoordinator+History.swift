@@ -144,6 +144,17 @@ extension PersistentStoreCoordinator {
     /// the remote-change notification.
     private func receiveRemoteCommit(_ commit: RemoteCommit, storeIdentifier: String, url: URL?) {
         guard persistentStores.contains(where: { $0.identifier == storeIdentifier }) else { return }
+        if let metadata = commit.migratedMetadata {
+            // Another client migrated the store: this coordinator's model no longer describes it.
+            rowCache.withLock { $0.removeAll() }
+            migratedElsewhere.withLock { $0[storeIdentifier] = metadata }
+            emit(StoreCommitEvent(storeIdentifier: storeIdentifier, origin: .otherProcess(processID: commit.processID),
+                kind: .migration, inserted: [], updated: [:], deleted: []))
+            var userInfo: [String: Any] = [StoreCommitEvent.storeUUIDKey: storeIdentifier]
+            if let url { userInfo[StoreCommitEvent.storeURLKey] = url }
+            NotificationCenter.default.post(name: .persistentStoreRemoteChange, object: self, userInfo: userInfo)
+            return
+        }
         let token = commit.transactionNumber.map { HistoryToken(storeIdentifier: storeIdentifier, transactionNumber: $0) }
         var inserted = Set(commit.inserted)
         let deleted = Set(commit.deleted)

@@ -166,12 +166,37 @@ public struct LightweightMigrator: Sendable {
         } catch {
             throw .sqlite(error)
         }
+        let (plan, mappings) = try inferredChain(storeHashes: metadata.entityVersionHashes, entityNumbers: numbers,
+            path: path, schemaDescribed: metadata.writer != .objectGraph
+        ) { versions in
+            var found = versions.lastIndex(where: { $0.entityVersionHashes == metadata.entityVersionHashes })
+            if found == nil, metadata.writer != .objectGraph {
+                // A store Core Data wrote, with hashes no source version reproduces: its version is the last one
+                // whose schema it has.
+                found = versions.lastIndex { version in
+                    guard let compatibility = try? SQLiteStore.compatibility(connection, metadata: metadata, model: version)
+                    else { return false }
+                    if case .incompatible = compatibility { return false }
+                    return true
+                }
+            }
+            return found
+        }
+        return (plan, mappings, metadata)
+    }
+
+    /// Finds the store's version (`findSource` picks it among the bundle's versions) and infers every step from it
+    /// to the destination, numbering entities as the store does (`entityNumbers`). Shared by every store type
+    /// that migrates in place.
+    func inferredChain(
+        storeHashes: [String: Data], entityNumbers numbers: [String: Int], path: String, schemaDescribed: Bool,
+        findSource: ([ManagedObjectModel]) -> Int?
+    ) throws(ObjectGraphError) -> (plan: MigrationPlan, mappings: [MigrationMapping]) {
         let destinationName = destination.versionName ?? bundle.currentVersionName
-        let storeHashes = metadata.entityVersionHashes
         guard storeHashes != destination.entityVersionHashes else {
             let plan = MigrationPlan(storePath: path, sourceVersion: destinationName,
                 destinationVersion: destinationName, steps: [])
-            return (plan, [], metadata)
+            return (plan, [])
         }
         var versions: [ManagedObjectModel] = []
         for name in bundle.versionNames {
@@ -182,22 +207,11 @@ public struct LightweightMigrator: Sendable {
                     reason: "version \(name) of \(bundle.url.lastPathComponent) cannot be loaded (\(error))")
             }
         }
-        var found = versions.lastIndex(where: { $0.entityVersionHashes == storeHashes })
-        if found == nil, metadata.writer != .objectGraph {
-            // A store Core Data wrote, with hashes no source version reproduces: its version is the last one whose
-            // schema it has.
-            found = versions.lastIndex { version in
-                guard let compatibility = try? SQLiteStore.compatibility(connection, metadata: metadata, model: version)
-                else { return false }
-                if case .incompatible = compatibility { return false }
-                return true
-            }
-        }
-        guard let sourceIndex = found else {
+        guard let sourceIndex = findSource(versions) else {
             throw .incompatibleModel(path: path, entities: Self.differing(storeHashes, destination),
                 reason: "no version of \(bundle.url.lastPathComponent) (\(bundle.versionNames.joined(separator: ", "))) "
-                    + (metadata.writer == .objectGraph ? "has the store's entity version hashes"
-                        : "has the store's entity version hashes or its schema") + ", so the store's model is unknown")
+                    + (schemaDescribed ? "has the store's entity version hashes or its schema"
+                        : "has the store's entity version hashes") + ", so the store's model is unknown")
         }
         let sourceName = versions[sourceIndex].versionName ?? bundle.versionNames[sourceIndex]
         var chain: [ManagedObjectModel]
@@ -225,11 +239,12 @@ public struct LightweightMigrator: Sendable {
         }
         let plan = MigrationPlan(storePath: path, sourceVersion: sourceName, destinationVersion: destinationName,
             steps: steps)
-        return (plan, mappings, metadata)
+        return (plan, mappings)
     }
 
     /// The entities whose hashes differ between a store and a model, sorted.
-    static func differing(_ hashes: [String: Data], _ model: ManagedObjectModel) -> [String] {
+    @_spi(StoreImplementation)
+    public static func differing(_ hashes: [String: Data], _ model: ManagedObjectModel) -> [String] {
         let expected = model.entityVersionHashes
         return Set(expected.keys).union(hashes.keys).filter { expected[$0] != hashes[$0] }.sorted()
     }

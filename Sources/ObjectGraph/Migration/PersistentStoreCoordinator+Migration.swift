@@ -69,12 +69,22 @@ extension PersistentStoreCoordinator {
     func migrationBundleURL(options: PersistentStoreOptions, refuse: (String) -> ObjectGraphError)
         throws(ObjectGraphError) -> URL
     {
+        try Self.migrationBundleURL(model: managedObjectModel, options: options, refuse: refuse)
+    }
+
+    /// The model bundle whose versions a migration of a store (of any type) to `model` reads, when `options` allow
+    /// migrating at all (read-write, ``PersistentStoreOptions/migratesAutomatically`` and
+    /// ``PersistentStoreOptions/infersMappingModel``); otherwise the error `refuse` makes of the reason.
+    @_spi(StoreImplementation)
+    public static func migrationBundleURL(
+        model: ManagedObjectModel, options: PersistentStoreOptions, refuse: (String) -> ObjectGraphError
+    ) throws(ObjectGraphError) -> URL {
         guard !options.isReadOnly else { throw refuse("the store is opened read-only, so it cannot be migrated") }
         guard options.migratesAutomatically else { throw refuse("automatic migration is off (migratesAutomatically)") }
         guard options.infersMappingModel else {
             throw refuse("inferring the mapping is off (infersMappingModel) and mapping models are not supported")
         }
-        guard let bundleURL = options.modelBundleURL ?? managedObjectModel.bundleURL else {
+        guard let bundleURL = options.modelBundleURL ?? model.bundleURL else {
             throw refuse("the model's earlier versions are unknown (load it from its .xcdatamodeld bundle, or set "
                 + "PersistentStoreOptions.modelBundleURL), so the store cannot be migrated")
         }

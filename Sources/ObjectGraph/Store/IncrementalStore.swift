@@ -116,6 +116,10 @@ public struct RemoteCommit: Sendable {
     public var contextName: String?
     /// The store's transaction number of the commit, when it has one.
     public var transactionNumber: Int64?
+    /// The store's new metadata when the commit was a migration to another model version by another client: the
+    /// coordinator then reports ``StoreCommitEvent/Kind/migration`` and refuses saves (see
+    /// ``PersistentStoreCoordinator/storeMigratedElsewhere(_:)``).
+    public var migratedMetadata: StoreMetadata?
 
     /// A commit that changed these objects.
     public init(

@@ -19,10 +19,13 @@ final class PostgresTestDatabase {
     /// The new database's URL.
     let url: URL
     private let name: String
+    /// The server's URI the database was made on (and is dropped through).
+    private let base: String
 
-    /// Creates a database of its own (dropped when this object goes).
-    init() throws {
-        guard let base = Self.baseURI, var components = URLComponents(string: base) else {
+    /// Creates a database of its own (dropped when this object goes) on the server `baseURI` names (by default
+    /// `OBJECTGRAPH_TEST_POSTGRES`'s).
+    init(baseURI: String? = PostgresTestDatabase.baseURI) throws {
+        guard let base = baseURI, var components = URLComponents(string: base) else {
             throw ObjectGraphError.storeUnavailable(store: "(test server)", reason: "OBJECTGRAPH_TEST_POSTGRES is not set")
         }
         name = "og_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
@@ -31,11 +34,12 @@ final class PostgresTestDatabase {
         components.path = "/" + name
         guard let made = components.url else { throw ObjectGraphError.storeUnavailable(store: name, reason: "bad URL") }
         url = made
+        self.base = base
         PostgresStore.register()
     }
 
     deinit {
-        guard let base = Self.baseURI, let admin = try? PostgresConnection(uri: base, displayName: "test server") else { return }
+        guard let admin = try? PostgresConnection(uri: base, displayName: "test server") else { return }
         _ = try? admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
     }
 

@@ -1,0 +1,61 @@
+import Foundation
+import ObjectGraph
+import ObjectGraphPostgres
+
+/// Backing up a PostgreSQL store (`--store postgresql://…`) into an SQLite store file: the rows, relationships,
+/// keys and versions of one consistent read of the server, under the store's UUID.
+enum ServerBackup {
+    /// Opens the database at `storeURL` for `model` (refusing a database without ObjectGraph's tables, or one
+    /// written for another model version) and writes its contents to the SQLite file `destinationURL`; with `force`
+    /// an existing store there is overwritten (through a new file beside it, so that a failure leaves it as it was).
+    static func run(model: ManagedObjectModel, storeURL: URL, destinationURL: URL, force: Bool) throws(CommandFailure)
+        -> BackupSummary
+    {
+        let name = StoreURL.redacted(storeURL)
+        let destination = destinationURL.standardizedFileURL
+        do {
+            _ = try PostgresStore.metadata(at: storeURL)
+        } catch {
+            throw CommandFailure("cannot open the store \(name): \(error)")
+        }
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: destination.path, isDirectory: &isDirectory)
+        if exists {
+            guard force else {
+                throw CommandFailure("\(destination.path) already exists; pass --force to overwrite it with the backup")
+            }
+            if isDirectory.boolValue {
+                throw CommandFailure("\(destination.path) is a directory; give the path of a store file to --to")
+            }
+            do {
+                _ = try StoreFileType.metadata(at: destination)
+            } catch {
+                let empty = ((try? FileManager.default.attributesOfItem(atPath: destination.path))?[.size] as? Int) == 0
+                if !empty {
+                    throw CommandFailure("refusing to overwrite \(destination.path), even with --force: it is not an "
+                        + "ObjectGraph store (\(error))")
+                }
+            }
+        }
+        let context = try StoreOpener.openServerContext(model: model, storeURL: storeURL)
+        guard let coordinator = context.persistentStoreCoordinator, let store = coordinator.persistentStores.first else {
+            throw CommandFailure("cannot open the store \(name): it was not added")
+        }
+        let identifier = store.identifier
+        let written = exists
+            ? destination.deletingLastPathComponent().appendingPathComponent(
+                ".\(destination.lastPathComponent).backup-\(UUID().uuidString)")
+            : destination
+        do throws(ObjectGraphError) {
+            let copy = try coordinator.migratePersistentStore(store, to: written, type: .sqlite)
+            try coordinator.remove(copy)
+            if exists {
+                defer { try? coordinator.destroyPersistentStore(at: written, type: .sqlite) }
+                try coordinator.replacePersistentStore(at: destination, withPersistentStoreFrom: written)
+            }
+        } catch {
+            throw CommandFailure("cannot back up \(name) to \(destination.path): \(error)")
+        }
+        return BackupSummary(storePath: name, destinationPath: destination.path, storeUUID: identifier, replaced: exists)
+    }
+}

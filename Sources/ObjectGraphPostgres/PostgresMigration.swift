@@ -1,0 +1,236 @@
+import Foundation
+@_spi(StoreImplementation) import ObjectGraph
+
+/// Carries out inferred lightweight-migration steps on a PostgreSQL store's tables, inside the caller's
+/// transaction: tables and columns renamed, added (with their default values) and dropped, `Entity/pk` references
+/// and relationship list keys following renamed entities and relationships, lists of removed relationships
+/// deleted; then (``finish(_:)``) the destination's new tables, key counters and unique indexes.
+///
+/// Links move between to-one columns and lists only when a relationship's storage kind changes (to-one ↔ to-many,
+/// ordered ↔ unordered, or a to-many gaining or losing a to-one inverse), which is refused before anything is
+/// written, with ``ObjectGraphError/migrationNotInferable(path:from:to:change:reason:)``.
+struct PostgresMigration {
+    let connection: PostgresConnection
+    let displayName: String
+    let plan: MigrationPlan
+    /// For temporary names of tables and columns being renamed.
+    private var counter = 0
+
+    init(connection: PostgresConnection, displayName: String, plan: MigrationPlan) {
+        self.connection = connection
+        self.displayName = displayName
+        self.plan = plan
+    }
+
+    /// Whether a to-many relationship keeps its members in `Z_RELATIONSHIPLISTS` (the replica's rule: unless its
+    /// inverse is a to-one, whose column holds the links).
+    private static func usesList(_ relationship: RelationshipDescription, in model: ManagedObjectModel) -> Bool {
+        guard relationship.isToMany else { return false }
+        let inverse = relationship.inverseName.flatMap {
+            model.entity(named: relationship.destinationEntityName)?.relationship(named: $0)
+        }
+        return inverse.map(\.isToMany) ?? true
+    }
+
+    private func refuse(_ step: InferredMigrationStep, _ change: String) -> ObjectGraphError {
+        .migrationNotInferable(path: displayName, from: step.source.versionName ?? plan.sourceVersion,
+            to: step.destination.versionName ?? plan.destinationVersion, change: change,
+            reason: "the PostgreSQL store does not move links between to-one columns and relationship lists")
+    }
+
+    /// Refuses relationship changes this store cannot carry out (before anything of the step is written).
+    private func check(_ step: InferredMigrationStep) throws(ObjectGraphError) {
+        for entity in step.destination.entities {
+            guard let sourceName = step.entitySource[entity.name], let old = step.source.entity(named: sourceName) else {
+                continue
+            }
+            for relationship in entity.relationships where !relationship.isTransient {
+                guard let previousName = step.relationshipSource[entity.name]?[relationship.name],
+                    let previous = old.relationship(named: previousName)
+                else { continue }
+                let key = "\(entity.name).\(relationship.name)"
+                if previous.isToMany != relationship.isToMany {
+                    throw refuse(step, "relationship \(key) changes between to-one and to-many")
+                }
+                if relationship.isToMany, previous.isOrdered != relationship.isOrdered {
+                    throw refuse(step, "relationship \(key) changes between ordered and unordered")
+                }
+                if Self.usesList(previous, in: step.source) != Self.usesList(relationship, in: step.destination) {
+                    throw refuse(step, "relationship \(key) gains or loses a to-one inverse")
+                }
+            }
+        }
+    }
+
+    /// One step, in the caller's transaction.
+    mutating func run(_ step: InferredMigrationStep) throws(ObjectGraphError) {
+        try check(step)
+        let source = step.source, destination = step.destination
+        let mappedSources = Set(step.entitySource.values)
+        // Tables of entities that are gone (or no longer concrete).
+        for entity in source.entities where !entity.isAbstract {
+            let kept = step.entitySource.first { $0.value == entity.name }.flatMap { destination.entity(named: $0.key) }
+            if kept == nil || kept?.isAbstract == true || !mappedSources.contains(entity.name) {
+                try connection.execute("DROP TABLE IF EXISTS \(PostgresSchema.table(entity))")
+            }
+        }
+        // Renamed tables, through temporary names (two entities may swap names).
+        var renamed: [(temporary: String, final: String)] = []
+        for entity in destination.entities where !entity.isAbstract {
+            guard let sourceName = step.entitySource[entity.name], let old = source.entity(named: sourceName),
+                !old.isAbstract, PostgresSchema.table(old) != PostgresSchema.table(entity)
+            else { continue }
+            counter += 1
+            let temporary = PostgresSQL.identifier("Z_MIGRATING_\(counter)")
+            try connection.execute("ALTER TABLE \(PostgresSchema.table(old)) RENAME TO \(temporary)")
+            renamed.append((temporary, PostgresSchema.table(entity)))
+        }
+        for (temporary, final) in renamed { try connection.execute("ALTER TABLE \(temporary) RENAME TO \(final)") }
+        // Columns of entities that existed.
+        for entity in destination.entities where !entity.isAbstract {
+            guard let sourceName = step.entitySource[entity.name], let old = source.entity(named: sourceName),
+                !old.isAbstract
+            else { continue }
+            try migrateColumns(of: entity, from: old, step: step)
+        }
+        try rewriteReferences(step)
+    }
+
+    /// Renames, adds and drops the columns of `entity`'s table (which was `old`'s).
+    private mutating func migrateColumns(of entity: EntityDescription, from old: EntityDescription,
+        step: InferredMigrationStep) throws(ObjectGraphError)
+    {
+        let table = PostgresSchema.table(entity)
+        let attributes = step.attributeSource[entity.name] ?? [:]
+        let relationships = step.relationshipSource[entity.name] ?? [:]
+        var keptColumns: Set<String> = []
+        var renames: [(from: String, to: String)] = []
+        for (_, attribute) in PostgresSchema.storedAttributes(entity) {
+            guard let previous = attributes[attribute.name], let before = old.attribute(named: previous),
+                PostgresSchema.storedAttributes(old).contains(where: { $0.attribute.name == previous })
+            else { continue }
+            keptColumns.insert(PostgresSchema.column(before.name))
+            if before.name != attribute.name { renames.append((before.name, attribute.name)) }
+        }
+        for (_, name) in PostgresSchema.storedToOnes(entity) {
+            guard let previous = relationships[name] else { continue }
+            keptColumns.insert(PostgresSchema.column(previous))
+            if previous != name { renames.append((previous, name)) }
+        }
+        // Columns that are gone.
+        let oldColumns = PostgresSchema.storedAttributes(old).map { PostgresSchema.column($0.attribute.name) }
+            + PostgresSchema.storedToOnes(old).map { PostgresSchema.column($0.name) }
+        for column in oldColumns where !keptColumns.contains(column) {
+            try connection.execute("ALTER TABLE \(table) DROP COLUMN IF EXISTS \(column)")
+        }
+        // Renamed ones, through temporary names.
+        var temporaries: [(String, String)] = []
+        for (from, to) in renames where PostgresSchema.column(from) != PostgresSchema.column(to) {
+            counter += 1
+            let temporary = PostgresSQL.identifier("Z_MIGRATING_\(counter)")
+            try connection.execute("ALTER TABLE \(table) RENAME COLUMN \(PostgresSchema.column(from)) TO \(temporary)")
+            temporaries.append((temporary, PostgresSchema.column(to)))
+        }
+        for (temporary, final) in temporaries {
+            try connection.execute("ALTER TABLE \(table) RENAME COLUMN \(temporary) TO \(final)")
+        }
+        // New ones; and defaults for rows without a value where an attribute became required.
+        for (_, attribute) in PostgresSchema.storedAttributes(entity) {
+            let column = PostgresSchema.column(attribute.name)
+            let type = PostgresValueCoding.columnType(attribute.attributeType)
+            let defaultValue = PostgresValueCoding.encode(attribute.defaultValue, as: attribute.attributeType)
+            if let previous = attributes[attribute.name], old.attribute(named: previous) != nil {
+                if !attribute.isOptional, let defaultValue {
+                    try connection.execute("UPDATE \(table) SET \(column) = $1 WHERE \(column) IS NULL", [defaultValue])
+                }
+                continue
+            }
+            try connection.execute("ALTER TABLE \(table) ADD COLUMN \(column) \(type)")
+            if let defaultValue {
+                try connection.execute("UPDATE \(table) SET \(column) = $1", [defaultValue])
+            }
+        }
+        for (_, name) in PostgresSchema.storedToOnes(entity) where relationships[name] == nil {
+            try connection.execute("ALTER TABLE \(table) ADD COLUMN \(PostgresSchema.column(name)) text COLLATE \"C\"")
+        }
+    }
+
+    /// Makes `Entity/pk` references and list keys follow renamed entities and relationships, and deletes the lists
+    /// and list members of relationships and entities that are gone.
+    private func rewriteReferences(_ step: InferredMigrationStep) throws(ObjectGraphError) {
+        let destination = step.destination
+        let entityRenames = step.entitySource.filter { $0.key != $0.value }.map { (old: $0.value, new: $0.key) }
+        if !entityRenames.isEmpty {
+            var parameters: [String?] = []
+            var cases: [String] = []
+            for rename in entityRenames {
+                parameters += [rename.old + "/", rename.new + "/"]
+                cases.append("WHEN left(%C, length($\(parameters.count - 1))) = $\(parameters.count - 1) "
+                    + "THEN $\(parameters.count) || substr(%C, length($\(parameters.count - 1)) + 1)")
+            }
+            let template = "CASE " + cases.joined(separator: " ") + " ELSE %C END"
+            func set(_ column: String) -> String { template.replacingOccurrences(of: "%C", with: column) }
+            for entity in destination.entities where !entity.isAbstract {
+                for (_, name) in PostgresSchema.storedToOnes(entity) {
+                    let column = PostgresSchema.column(name)
+                    try connection.execute("UPDATE \(PostgresSchema.table(entity)) SET \(column) = \(set(column)) "
+                        + "WHERE \(column) IS NOT NULL", parameters)
+                }
+            }
+            try connection.execute(#"UPDATE "Z_RELATIONSHIPLISTS" SET "Z_MEMBER" = "# + set(#""Z_MEMBER""#), parameters)
+            for rename in entityRenames {
+                try connection.execute(#"UPDATE "Z_PRIMARYKEY" SET "Z_NAME" = $2 WHERE "Z_NAME" = $1"#,
+                    [rename.old, rename.new])
+            }
+        }
+        // List keys are `Entity.relationship#pk` (and `#order`).
+        var keyRenames: [(old: String, new: String)] = []
+        var valid: [String] = []
+        for entity in destination.entities where !entity.isAbstract {
+            for relationship in entity.relationships where relationship.isToMany && !relationship.isTransient {
+                let new = "\(entity.name).\(relationship.name)"
+                valid.append(new)
+                guard let oldEntity = step.entitySource[entity.name],
+                    let oldRelationship = step.relationshipSource[entity.name]?[relationship.name]
+                else { continue }
+                let old = "\(oldEntity).\(oldRelationship)"
+                if old != new { keyRenames.append((old, new)) }
+            }
+        }
+        if !keyRenames.isEmpty {
+            try connection.execute(#"UPDATE "Z_RELATIONSHIPLISTS" AS l SET "Z_KEY" = m.new || substr(l."Z_KEY", "#
+                + #"length(m.old) + 1) FROM unnest($1::text[], $2::text[]) AS m(old, new) "#
+                + #"WHERE split_part(l."Z_KEY", '#', 1) = m.old"#,
+                [PostgresSQL.textArray(keyRenames.map(\.old)), PostgresSQL.textArray(keyRenames.map(\.new))])
+        }
+        try connection.execute(#"DELETE FROM "Z_RELATIONSHIPLISTS" WHERE split_part("Z_KEY", '#', 1) <> ALL($1::text[])"#,
+            [PostgresSQL.textArray(valid)])
+        let concrete = destination.entities.filter { !$0.isAbstract }.map(\.name)
+        try connection.execute(#"DELETE FROM "Z_RELATIONSHIPLISTS" WHERE split_part("Z_MEMBER", '/', 1) <> ALL($1::text[])"#,
+            [PostgresSQL.textArray(concrete)])
+    }
+
+    /// After the last step: unique indexes made again for `model` (a constraint that existing rows break fails the
+    /// migration), new tables and key counters created, counters of hierarchies that are gone deleted.
+    func finish(_ model: ManagedObjectModel) throws(ObjectGraphError) {
+        let indexes = try connection.execute(#"SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() "#
+            + #"AND indexname LIKE 'Z\_%\_UNIQUE\_%'"#)
+        for row in indexes {
+            guard let name = row.first ?? nil else { continue }
+            try connection.execute("DROP INDEX \(PostgresSQL.identifier(name))")
+        }
+        for statement in PostgresSchema(model: model).creationStatements() {
+            do throws(ObjectGraphError) {
+                try connection.execute(statement)
+            } catch {
+                guard statement.hasPrefix("CREATE UNIQUE INDEX"), case .storeFailed = error else { throw error }
+                throw ObjectGraphError.migrationNotInferable(path: displayName, from: plan.sourceVersion,
+                    to: plan.destinationVersion, change: "uniqueness constraint added",
+                    reason: "existing rows repeat its values")
+            }
+        }
+        let roots = model.entities.filter { $0.parentEntityName == nil }.map(\.name)
+        try connection.execute(#"DELETE FROM "Z_PRIMARYKEY" WHERE "Z_NAME" <> ALL($1::text[])"#,
+            [PostgresSQL.textArray(roots)])
+    }
+}
