@@ -223,7 +223,11 @@ struct PostgresMigration {
             do throws(ObjectGraphError) {
                 try connection.execute(statement)
             } catch {
-                guard statement.hasPrefix("CREATE UNIQUE INDEX"), case .storeFailed = error else { throw error }
+                guard statement.hasPrefix("CREATE UNIQUE INDEX") else { throw error }
+                switch error {
+                case .uniqueConstraintViolated, .storeFailed: break
+                default: throw error
+                }
                 throw ObjectGraphError.migrationNotInferable(path: displayName, from: plan.sourceVersion,
                     to: plan.destinationVersion, change: "uniqueness constraint added",
                     reason: "existing rows repeat its values")
