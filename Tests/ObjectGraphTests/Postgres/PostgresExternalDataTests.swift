@@ -100,3 +100,32 @@ struct PostgresExternalDataTests {
         }
     }
 }
+
+/// A migration carries external values over a renamed entity and attribute.
+@Suite(.enabled(if: PostgresTestDatabase.isConfigured, PostgresTestDatabase.skipReason))
+struct PostgresExternalDataMigrationTests {
+    let directory = TemporaryDirectory()
+
+    @Test func externalValuesFollowRenamedEntitiesAndAttributes() throws {
+        let database = try PostgresTestDatabase()
+        let bundle = try MigrationFixtures.bundle([
+            #"<entity name="Photo"><attribute name="name" optional="YES" attributeType="String"/><attribute name="image" optional="YES" attributeType="Binary" allowsExternalBinaryDataStorage="YES"/></entity>"#,
+            #"<entity name="Picture" elementID="Photo"><attribute name="name" optional="YES" attributeType="String"/><attribute name="pixels" optional="YES" attributeType="Binary" allowsExternalBinaryDataStorage="YES" elementID="image"/></entity>"#,
+        ], in: directory)
+        let big = PostgresExternalDataTests.bytes(PersistentStoreOptions().externalBinaryDataThreshold + 5, seed: 9)
+        let old = MigrationFixtures.context(try PostgresMigrationTests.coordinator(database, bundle: bundle, version: "Test"))
+        try old.performAndWait {
+            let photo = try old.insertNewObject(forEntityName: "Photo")
+            photo.setValue(.string("sunset"), forKey: "name")
+            photo.setValue(.binary(big), forKey: "image")
+            try old.save()
+        }
+        let new = MigrationFixtures.context(try PostgresMigrationTests.coordinator(database, bundle: bundle, version: "Test 2"))
+        let pixels = try new.performAndWait {
+            try new.fetch(FetchRequest<ManagedObject>(entityName: "Picture")).map { $0.value(forKey: "pixels") }
+        }
+        #expect(pixels == [.binary(big)])
+        #expect(try database.connection().execute(#"SELECT "Z_OWNER", "Z_ATTRIBUTE" FROM "Z_EXTERNALDATA""#)
+            == [["Picture/1", "pixels"]])
+    }
+}
