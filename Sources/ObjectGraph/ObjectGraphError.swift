@@ -110,6 +110,11 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
     /// The store's server refused a statement (`reason` is its message, never a password). Nothing of the failed
     /// operation was kept.
     case storeFailed(store: String, reason: String)
+    /// The store's server refused a save because a row breaks a uniqueness constraint (`reason` is its message):
+    /// another client committed the same constrained values after this context checked them. Nothing of the save
+    /// was kept. A context saving with a merge policy other than `.error` resolves the conflict again and retries
+    /// (an upsert); with `.error` the retry reports ``constraintConflicts(_:)``.
+    case uniqueConstraintViolated(store: String, reason: String)
     /// Attribute `attribute` of `entity` names value transformer `name`, and none is registered under it (see
     /// ``ValueTransformers/register(_:forName:)``). Nothing was read or changed.
     case valueTransformerNotFound(name: String, entity: String, attribute: String)
@@ -185,6 +190,8 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
         case let .storeUnavailable(store, reason):
             "The store \(store) is unavailable: \(reason). Nothing of the failed operation was kept; try again."
         case let .storeFailed(store, reason): "The store \(store) refused the operation: \(reason). Nothing of it was kept."
+        case let .uniqueConstraintViolated(store, reason):
+            "The store \(store) refused the save, which breaks a uniqueness constraint: \(reason). Nothing of it was kept."
         case let .valueTransformerNotFound(name, entity, attribute):
             "\(entity).\(attribute) uses value transformer '\(name)', and none is registered under that name "
                 + "(ValueTransformers.register(_:forName:))."

@@ -105,6 +105,11 @@ final class PostgresConnection {
             if PQstatus(connection) != CONNECTION_OK {
                 throw .storeUnavailable(store: displayName, reason: reason)
             }
+            if let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))),  // PG_DIAG_SQLSTATE
+                String(cString: state) == "23505"  // unique_violation
+            {
+                throw .uniqueConstraintViolated(store: displayName, reason: reason)
+            }
             throw .storeFailed(store: displayName, reason: reason)
         }
         var rows: Rows = []

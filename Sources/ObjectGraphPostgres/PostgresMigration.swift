@@ -109,34 +109,34 @@ struct PostgresMigration {
             guard let previous = attributes[attribute.name], let before = old.attribute(named: previous),
                 PostgresSchema.storedAttributes(old).contains(where: { $0.attribute.name == previous })
             else { continue }
-            keptColumns.insert(PostgresSchema.column(before.name))
-            if before.name != attribute.name { renames.append((before.name, attribute.name)) }
+            keptColumns.insert(PostgresSchema.column(before))
+            renames.append((PostgresSchema.column(before), PostgresSchema.column(attribute)))
         }
         for (_, name) in PostgresSchema.storedToOnes(entity) {
             guard let previous = relationships[name] else { continue }
             keptColumns.insert(PostgresSchema.column(previous))
-            if previous != name { renames.append((previous, name)) }
+            renames.append((PostgresSchema.column(previous), PostgresSchema.column(name)))
         }
         // Columns that are gone.
-        let oldColumns = PostgresSchema.storedAttributes(old).map { PostgresSchema.column($0.attribute.name) }
+        let oldColumns = PostgresSchema.storedAttributes(old).map { PostgresSchema.column($0.attribute) }
             + PostgresSchema.storedToOnes(old).map { PostgresSchema.column($0.name) }
         for column in oldColumns where !keptColumns.contains(column) {
             try connection.execute("ALTER TABLE \(table) DROP COLUMN IF EXISTS \(column)")
         }
         // Renamed ones, through temporary names.
         var temporaries: [(String, String)] = []
-        for (from, to) in renames where PostgresSchema.column(from) != PostgresSchema.column(to) {
+        for (from, to) in renames where from != to {
             counter += 1
             let temporary = PostgresSQL.identifier("Z_MIGRATING_\(counter)")
-            try connection.execute("ALTER TABLE \(table) RENAME COLUMN \(PostgresSchema.column(from)) TO \(temporary)")
-            temporaries.append((temporary, PostgresSchema.column(to)))
+            try connection.execute("ALTER TABLE \(table) RENAME COLUMN \(from) TO \(temporary)")
+            temporaries.append((temporary, to))
         }
         for (temporary, final) in temporaries {
             try connection.execute("ALTER TABLE \(table) RENAME COLUMN \(temporary) TO \(final)")
         }
         // New ones; and defaults for rows without a value where an attribute became required.
         for (_, attribute) in PostgresSchema.storedAttributes(entity) {
-            let column = PostgresSchema.column(attribute.name)
+            let column = PostgresSchema.column(attribute)
             let type = PostgresValueCoding.columnType(attribute.attributeType)
             let defaultValue = PostgresValueCoding.encode(attribute.defaultValue, as: attribute.attributeType)
             if let previous = attributes[attribute.name], old.attribute(named: previous) != nil {
@@ -178,11 +178,33 @@ struct PostgresMigration {
                 }
             }
             try connection.execute(#"UPDATE "Z_RELATIONSHIPLISTS" SET "Z_MEMBER" = "# + set(#""Z_MEMBER""#), parameters)
+            try connection.execute(#"UPDATE "Z_EXTERNALDATA" SET "Z_OWNER" = "# + set(#""Z_OWNER""#), parameters)
             for rename in entityRenames {
                 try connection.execute(#"UPDATE "Z_PRIMARYKEY" SET "Z_NAME" = $2 WHERE "Z_NAME" = $1"#,
                     [rename.old, rename.new])
             }
         }
+        // External values follow renamed attributes; those of attributes that are gone (or no longer allow external
+        // storage) go.
+        var externalRenames: [(entity: String, old: String, new: String)] = []
+        var externalKept: [String] = []
+        for entity in destination.entities where !entity.isAbstract {
+            for (_, attribute) in PostgresSchema.externalAttributes(entity) {
+                externalKept.append("\(entity.name)/\(attribute.name)")
+                if let previous = step.attributeSource[entity.name]?[attribute.name], previous != attribute.name {
+                    externalRenames.append((entity.name, previous, attribute.name))
+                }
+            }
+        }
+        if !externalRenames.isEmpty {
+            try connection.execute(#"UPDATE "Z_EXTERNALDATA" AS e SET "Z_ATTRIBUTE" = r.new "#
+                + #"FROM unnest($1::text[], $2::text[], $3::text[]) AS r(entity, old, new) "#
+                + #"WHERE split_part(e."Z_OWNER", '/', 1) = r.entity AND e."Z_ATTRIBUTE" = r.old"#,
+                [PostgresSQL.textArray(externalRenames.map(\.entity)), PostgresSQL.textArray(externalRenames.map(\.old)),
+                    PostgresSQL.textArray(externalRenames.map(\.new))])
+        }
+        try connection.execute(#"DELETE FROM "Z_EXTERNALDATA" WHERE split_part("Z_OWNER", '/', 1) || '/' || "Z_ATTRIBUTE" "#
+            + #"<> ALL($1::text[])"#, [PostgresSQL.textArray(externalKept)])
         // List keys are `Entity.relationship#pk` (and `#order`).
         var keyRenames: [(old: String, new: String)] = []
         var valid: [String] = []
@@ -223,7 +245,11 @@ struct PostgresMigration {
             do throws(ObjectGraphError) {
                 try connection.execute(statement)
             } catch {
-                guard statement.hasPrefix("CREATE UNIQUE INDEX"), case .storeFailed = error else { throw error }
+                guard statement.hasPrefix("CREATE UNIQUE INDEX") else { throw error }
+                switch error {
+                case .uniqueConstraintViolated, .storeFailed: break
+                default: throw error
+                }
                 throw ObjectGraphError.migrationNotInferable(path: displayName, from: plan.sourceVersion,
                     to: plan.destinationVersion, change: "uniqueness constraint added",
                     reason: "existing rows repeat its values")

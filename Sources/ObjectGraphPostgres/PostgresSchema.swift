@@ -12,6 +12,9 @@ import ObjectGraph
 /// - `Z_METADATA`: the store's UUID and metadata property list;
 /// - `Z_RELATIONSHIPLISTS`: to-many memberships kept as lists (many-to-many, and the order of ordered
 ///   relationships), one row per member and position;
+/// - `Z_EXTERNALDATA`: values of attributes that allow external binary storage from the store's threshold on
+///   (`PersistentStoreOptions.externalBinaryDataThreshold`), one row per object and attribute, kept out of the
+///   entity table (whose column is then NULL);
 /// - `Z_CHANGES`: one row per committed transaction (who, and which objects and lists it changed), which other
 ///   clients read when its `NOTIFY` reaches them.
 struct PostgresSchema {
@@ -31,6 +34,15 @@ struct PostgresSchema {
         entity.relationships.enumerated().filter { !$0.element.isToMany && !$0.element.isTransient }
             .map { ($0.offset, $0.element.name) }
     }
+
+    /// The stored attributes of `entity` that allow external binary storage.
+    static func externalAttributes(_ entity: EntityDescription) -> [(index: Int, attribute: AttributeDescription)] {
+        storedAttributes(entity).filter { $0.attribute.allowsExternalBinaryDataStorage }
+    }
+
+    /// The table of external values (see the type's description).
+    static let externalDataTable = #"CREATE TABLE IF NOT EXISTS "Z_EXTERNALDATA" ("Z_OWNER" text COLLATE "C" NOT NULL, "#
+        + #""Z_ATTRIBUTE" text COLLATE "C" NOT NULL, "Z_BYTES" bytea NOT NULL, PRIMARY KEY ("Z_OWNER", "Z_ATTRIBUTE"))"#
 
     /// The column of an attribute or relationship named `name`.
     static func column(_ name: String) -> String { PostgresSQL.identifier("Z" + name.uppercased()) }
@@ -56,6 +68,7 @@ struct PostgresSchema {
                 + #""Z_LISTS" text[] NOT NULL)"#,
             // The newest transaction number a history purge removed (one row, once there was a purge): a client
             // that had not seen the purged transactions reads everything again.
+            Self.externalDataTable,
             #"CREATE TABLE IF NOT EXISTS "Z_PURGED" ("Z_ONE" integer PRIMARY KEY CHECK ("Z_ONE" = 1), "#
                 + #""Z_THROUGH" bigint NOT NULL)"#,
         ]

@@ -12,6 +12,10 @@ extension PostgresStore {
                 reason: "a PostgreSQL store needs a postgresql://user@host:port/database URL")
         }
         let displayName = StoreURL.redacted(url)
+        guard request.options.externalBinaryDataThreshold >= 0 else {
+            throw .invalidStoreOption(name: "externalBinaryDataThreshold",
+                reason: "\(request.options.externalBinaryDataThreshold) is negative; give a size in bytes, 0 or more")
+        }
         let writer = try PostgresConnection(uri: url.absoluteString, displayName: displayName)
         let model = request.model
         let readOnly = request.options.isReadOnly
@@ -40,7 +44,8 @@ extension PostgresStore {
             metadata = try prepare(writer, displayName: displayName, model: model, readOnly: readOnly)
         }
         let store = PostgresStore(uri: url.absoluteString, displayName: displayName, model: model, isReadOnly: readOnly,
-            writer: writer, identifier: metadata.storeUUID)
+            writer: writer, identifier: metadata.storeUUID,
+            externalThreshold: request.options.externalBinaryDataThreshold)
         try store.withLock { () throws(ObjectGraphError) in try store.reloadAll() }
         store.startListening()
         return OpenedStore(store: store, metadata: metadata)
@@ -159,7 +164,7 @@ extension PostgresStore {
             result.append(RowSnapshot(objectID: replicaStorage.objectID(entityName: entity.name, primaryKey: key),
                 values: values, version: version, toOne: toOne))
         }
-        return result
+        return try withExternalValues(result, of: entity, all: keys == nil, on: connection)
     }
 
     /// The relationship lists with these keys (all for nil); a key without members maps to nil.
@@ -185,5 +190,32 @@ extension PostgresStore {
             lists[key] = list
         }
         return lists
+    }
+
+    /// `rows` with the values of `entity`'s external-storage attributes that live in `Z_EXTERNALDATA` (all of the
+    /// entity's when `all`, else those of these rows).
+    private func withExternalValues(_ rows: [RowSnapshot], of entity: EntityDescription, all: Bool,
+        on connection: PostgresConnection) throws(ObjectGraphError) -> [RowSnapshot]
+    {
+        let external = PostgresSchema.externalAttributes(entity)
+        guard !external.isEmpty, !rows.isEmpty else { return rows }
+        let found = all
+            ? try connection.execute(#"SELECT "Z_OWNER", "Z_ATTRIBUTE", "Z_BYTES" FROM "Z_EXTERNALDATA" "#
+                + #"WHERE split_part("Z_OWNER", '/', 1) = $1"#, [entity.name])
+            : try connection.execute(#"SELECT "Z_OWNER", "Z_ATTRIBUTE", "Z_BYTES" FROM "Z_EXTERNALDATA" "#
+                + #"WHERE "Z_OWNER" = ANY($1::text[])"#, [PostgresSQL.textArray(rows.compactMap { PostgresReference.string($0.objectID) })])
+        guard !found.isEmpty else { return rows }
+        let indexes = Dictionary(external.map { ($0.attribute.name, $0.index) }) { first, _ in first }
+        var positions: [String: Int] = [:]
+        for (position, row) in rows.enumerated() { if let owner = PostgresReference.string(row.objectID) { positions[owner] = position } }
+        var values = rows.map(\.values)
+        for value in found {
+            guard let owner = value[0], let name = value[1], let position = positions[owner], let index = indexes[name]
+            else { continue }
+            values[position][index] = PostgresValueCoding.decode(value[2], as: .binary)
+        }
+        return zip(rows, values).map { row, values in
+            RowSnapshot(objectID: row.objectID, values: values, version: row.version, toOne: row.toOne)
+        }
     }
 }

@@ -42,6 +42,7 @@ extension PostgresStore {
                 try connection.execute("COMMIT")
                 return (plan, metadata)
             }
+            try connection.execute(PostgresSchema.externalDataTable)  // (a store from before it had one)
             var migration = PostgresMigration(connection: connection, displayName: displayName, plan: plan)
             for step in steps { try migration.run(step) }
             try migration.finish(last.destination)

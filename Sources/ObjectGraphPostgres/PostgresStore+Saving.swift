@@ -59,13 +59,17 @@ extension PostgresStore {
         func reference(_ id: ManagedObjectID?) -> String? { id.flatMap { PostgresReference.string(permanent[$0] ?? $0) } }
 
         var conflicts: [MergeConflict] = []
+        var external = ExternalWrites()
         for update in request.updates {
             guard let key = update.objectID.primaryKey else { continue }
             var parameters: [String?] = []
             var assignments: [String] = []
             for (index, attribute) in PostgresSchema.storedAttributes(update.entity) {
+                let value = update.values.indices.contains(index) ? update.values[index] : .null
                 parameters.append(PostgresValueCoding.encode(
-                    update.values.indices.contains(index) ? update.values[index] : .null, as: attribute.attributeType))
+                    external.route(value, of: attribute, owner: PostgresReference.string(update.objectID),
+                        threshold: externalThreshold, replacing: true),
+                    as: attribute.attributeType))
                 assignments.append("\(PostgresSchema.column(attribute)) = $\(parameters.count)")
             }
             for (index, name) in PostgresSchema.storedToOnes(update.entity) {
@@ -87,7 +91,9 @@ extension PostgresStore {
             if changed == 0 { conflicts.append(try conflict(delete.objectID, delete.entity, delete.expectedVersion)) }
         }
         if !conflicts.isEmpty { throw .mergeConflicts(conflicts) }
-        try insertRows(request.inserts, reference: reference)
+        try insertRows(request.inserts, reference: reference, external: &external)
+        external.removedOwners = request.deletes.compactMap { PostgresReference.string($0.objectID) }
+        try external.write(on: writer)
 
         replicaChanged = true
         var result = try replicaStorage.save(request)
@@ -108,8 +114,8 @@ extension PostgresStore {
     }
 
     /// Inserts rows with multi-row `INSERT`s, grouped by entity.
-    private func insertRows(_ inserts: [StoreSaveRequest.Insert], reference: (ManagedObjectID?) -> String?)
-        throws(ObjectGraphError)
+    private func insertRows(_ inserts: [StoreSaveRequest.Insert], reference: (ManagedObjectID?) -> String?,
+        external: inout ExternalWrites) throws(ObjectGraphError)
     {
         var byEntity: [String: [StoreSaveRequest.Insert]] = [:]
         for insert in inserts { byEntity[insert.entity.name, default: []].append(insert) }
@@ -130,8 +136,11 @@ extension PostgresStore {
                     let first = parameters.count + 1
                     parameters += [String(key), String(model.entityNumber(of: entity)), "1"]
                     for (index, attribute) in attributes {
+                        let value = insert.values.indices.contains(index) ? insert.values[index] : .null
                         parameters.append(PostgresValueCoding.encode(
-                            insert.values.indices.contains(index) ? insert.values[index] : .null, as: attribute.attributeType))
+                            external.route(value, of: attribute, owner: reference(insert.permanentID),
+                                threshold: externalThreshold, replacing: false),
+                            as: attribute.attributeType))
                     }
                     for (index, _) in toOnes {
                         parameters.append(reference(insert.toOne.indices.contains(index) ? insert.toOne[index] : nil))
@@ -211,4 +220,46 @@ extension PostgresStore {
 
     /// How `Z_CHANGES` names this process: host and process ID.
     static let processName = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier)"
+}
+
+/// The `Z_EXTERNALDATA` changes of one save: values of external-storage attributes from the threshold on go there
+/// (their entity column gets NULL), smaller ones replace what an updated object had there, and deleted objects'
+/// values go.
+struct ExternalWrites {
+    private var stored: [(owner: String, attribute: String, data: Data)] = []
+    private var cleared: [(owner: String, attribute: String)] = []
+    /// The objects whose external values all go.
+    var removedOwners: [String] = []
+
+    /// The value to write to the entity column for `value` of `attribute` of `owner`, recording where the value
+    /// goes: NULL when it goes to `Z_EXTERNALDATA`. `replacing`: the row existed (its old external value goes).
+    mutating func route(_ value: AttributeValue, of attribute: AttributeDescription, owner: String?, threshold: Int,
+        replacing: Bool) -> AttributeValue
+    {
+        guard attribute.allowsExternalBinaryDataStorage, let owner else { return value }
+        if case .binary(let data) = value, data.count >= threshold {
+            stored.append((owner, attribute.name, data))
+            return .null
+        }
+        if replacing { cleared.append((owner, attribute.name)) }
+        return value
+    }
+
+    /// Writes the changes on `connection`, in the caller's transaction.
+    func write(on connection: PostgresConnection) throws(ObjectGraphError) {
+        if !removedOwners.isEmpty {
+            try connection.execute(#"DELETE FROM "Z_EXTERNALDATA" WHERE "Z_OWNER" = ANY($1::text[])"#,
+                [PostgresSQL.textArray(removedOwners)])
+        }
+        if !cleared.isEmpty {
+            try connection.execute(#"DELETE FROM "Z_EXTERNALDATA" AS e USING unnest($1::text[], $2::text[]) "#
+                + #"AS c(owner, attribute) WHERE e."Z_OWNER" = c.owner AND e."Z_ATTRIBUTE" = c.attribute"#,
+                [PostgresSQL.textArray(cleared.map(\.owner)), PostgresSQL.textArray(cleared.map(\.attribute))])
+        }
+        for value in stored {
+            try connection.execute(#"INSERT INTO "Z_EXTERNALDATA" ("Z_OWNER", "Z_ATTRIBUTE", "Z_BYTES") VALUES ($1, $2, $3) "#
+                + #"ON CONFLICT ("Z_OWNER", "Z_ATTRIBUTE") DO UPDATE SET "Z_BYTES" = EXCLUDED."Z_BYTES""#,
+                [value.owner, value.attribute, PostgresValueCoding.encode(.binary(value.data), as: .binary)])
+        }
+    }
 }

@@ -34,6 +34,8 @@ public final class PostgresStore: RemoteChangeObservingStore, @unchecked Sendabl
     /// Serialises saves with each other and with the listener's applying of other clients' commits.
     let lock = NSLock()
     let replicaStorage: StoreReplica
+    /// Values of external-storage attributes from this many bytes on go to `Z_EXTERNALDATA`.
+    let externalThreshold: Int
     /// Set when the replica may differ from the server (a commit whose outcome is unknown); guarded by ``lock``.
     var needsReload = false
     /// Set when another client migrated the store to another model version: the replica no longer follows it;
@@ -53,8 +55,9 @@ public final class PostgresStore: RemoteChangeObservingStore, @unchecked Sendabl
     var channel: String { "objectgraph_" + identifier.lowercased().filter { $0.isLetter || $0.isNumber } }
 
     init(uri: String, displayName: String, model: ManagedObjectModel, isReadOnly: Bool, writer: PostgresConnection,
-        identifier: String)
+        identifier: String, externalThreshold: Int = PersistentStoreOptions().externalBinaryDataThreshold)
     {
+        self.externalThreshold = externalThreshold
         self.uri = uri
         self.displayName = displayName
         self.model = model

@@ -69,6 +69,13 @@ extension ManagedObjectContext {
                     request = try resolvedSaveRequest(&inserted, &updated, &deleted)
                     continue
                 }
+                if case .uniqueConstraintViolated = error, attempts <= Self.maximumConflictRetries {
+                    // Another client of a shared store committed the same unique values after the check: resolve
+                    // again, now seeing its row (merged by the policy, or with `.error` reported as a constraint
+                    // conflict, as when the row was there before the save).
+                    request = try resolvedSaveRequest(&inserted, &updated, &deleted)
+                    continue
+                }
                 guard case .mergeConflicts(let conflicts) = error else { throw error }
                 let detailed = describe(conflicts, coordinator: coordinator)
                 guard mergePolicy != .error, attempts <= Self.maximumConflictRetries else {

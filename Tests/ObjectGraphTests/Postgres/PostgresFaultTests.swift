@@ -76,7 +76,8 @@ struct PostgresFaultTests {
     }
 }
 
-/// Uniqueness constraints hold across clients: the server has a unique index per constraint.
+/// Uniqueness constraints hold across clients: the server has a unique index per constraint, whose refusal is a
+/// typed error (``ObjectGraphError/uniqueConstraintViolated(store:reason:)``) a context resolves by its merge policy.
 @Suite(.enabled(if: PostgresTestDatabase.isConfigured, PostgresTestDatabase.skipReason))
 struct PostgresUniquenessTests {
     @Test func twoClientsCannotBothSaveTheSameUniqueValue() throws {
@@ -101,8 +102,8 @@ struct PostgresUniquenessTests {
             _ = try store.save(request)
             Issue.record("a second row with the same unique value was saved")
         } catch {
-            guard case .storeFailed(_, let reason) = error else {
-                Issue.record("expected storeFailed, got \(error)")
+            guard case .uniqueConstraintViolated(_, let reason) = error else {
+                Issue.record("expected uniqueConstraintViolated, got \(error)")
                 return
             }
             #expect(reason.contains("unique"))
