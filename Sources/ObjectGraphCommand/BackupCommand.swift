@@ -82,16 +82,7 @@ enum StoreBackup {
             throw CommandFailure("cannot back up \(source.path) onto itself; choose another --to path")
         }
         let (coordinator, store) = try open(model: model, storeURL: source)
-        var isDirectory: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: destination.path, isDirectory: &isDirectory)
-        if exists {
-            guard force else {
-                throw CommandFailure("\(destination.path) already exists; pass --force to overwrite it with the backup")
-            }
-            if isDirectory.boolValue {
-                throw CommandFailure("\(destination.path) is a directory; give the path of a store file to --to")
-            }
-        }
+        let exists = try BackupCommand.checkDestination(destination, force: force)
         do throws(ObjectGraphError) {
             if exists {
                 try coordinator.replacePersistentStore(at: destination, withPersistentStoreFrom: source)
@@ -133,5 +124,20 @@ enum StoreBackup {
             throw CommandFailure("cannot open the store \(storeURL.path): it was not added")
         }
         return (coordinator, store)
+    }
+}
+
+extension BackupCommand {
+    /// Whether a backup's `destination` exists, refusing one that does unless `force` (and always a directory).
+    static func checkDestination(_ destination: URL, force: Bool) throws(CommandFailure) -> Bool {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: destination.path, isDirectory: &isDirectory) else { return false }
+        guard force else {
+            throw CommandFailure("\(destination.path) already exists; pass --force to overwrite it with the backup")
+        }
+        if isDirectory.boolValue {
+            throw CommandFailure("\(destination.path) is a directory; give the path of a store file to --to")
+        }
+        return true
     }
 }

@@ -18,15 +18,8 @@ enum ServerBackup {
         } catch {
             throw CommandFailure("cannot open the store \(name): \(error)")
         }
-        var isDirectory: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: destination.path, isDirectory: &isDirectory)
+        let exists = try BackupCommand.checkDestination(destination, force: force)
         if exists {
-            guard force else {
-                throw CommandFailure("\(destination.path) already exists; pass --force to overwrite it with the backup")
-            }
-            if isDirectory.boolValue {
-                throw CommandFailure("\(destination.path) is a directory; give the path of a store file to --to")
-            }
             do {
                 _ = try StoreFileType.metadata(at: destination)
             } catch {
