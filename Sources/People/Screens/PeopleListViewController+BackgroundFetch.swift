@@ -77,8 +77,9 @@ extension PeopleListViewController {
         return numberOfPeople * 3 <= peopleInStore()
     }
 
-    /// How many people the store holds: counted when the list is not filtered, else asked of the store (a count,
-    /// which SQLite answers from an index) and remembered until the list next shows everyone.
+    /// How many people the store holds: the list's count when it is not filtered, else the count it had when it
+    /// last showed everyone, or else asked of the store (a count, which SQLite answers from an index) and
+    /// remembered. (A rule of thumb for narrowing: people imported meanwhile may make it a little stale.)
     func peopleInStore() -> Int {
         if filter.predicate == nil, !isFetchingInBackground { return numberOfPeople }
         if let known = knownPeopleInStore { return known }

@@ -15,7 +15,8 @@ public final class PeopleListViewController {
     public internal(set) var resultsController: FetchedResultsController<Person>
     /// The filter the list shows (``PeopleFilter/none`` for everyone).
     public private(set) var filter = PeopleFilter.none
-    /// How many people the store held when ``peopleInStore()`` last counted them (while the list is filtered).
+    /// How many people the store held when the list last showed everyone, or when ``peopleInStore()`` last counted
+    /// them.
     var knownPeopleInStore: Int?
     /// How the list is sorted and sectioned.
     public internal(set) var sectionMode = PeopleSectionMode.lastNameInitial
@@ -173,7 +174,8 @@ public final class PeopleListViewController {
     /// still on the list.
     func showFetchedResults(filter: PeopleFilter, selecting selected: Person?, started: ContinuousClock.Instant) {
         self.filter = filter
-        if filter.predicate == nil { knownPeopleInStore = nil }
+        // (Everyone shown: the store's count for later filters, with no query then.)
+        if filter.predicate == nil { knownPeopleInStore = resultsController.numberOfFetchedObjects }
         tableView.reloadData()
         if let selected, let indexPath = resultsController.indexPath(forObject: selected) {
             tableView.selectRow(at: indexPath, scrollPosition: .middle)
