@@ -49,7 +49,7 @@ struct ArchivedPredicateDecoder {
         guard let object = archive.object(value) else { throw Unsupported(reason: "the derivation is not an archived expression") }
         let classes = Set(object.classes + [object.className])
         if classes.contains("NSKeyPathSpecifierExpression") || classes.contains("NSKeyPathExpression") {
-            return try derivationKeyPath(object)
+            return try keyPathText(object)
         }
         guard classes.contains("NSFunctionExpression"), let selector = archive.string(object["NSSelectorName"]) else {
             throw Unsupported(reason: "a derivation of class \(object.className)")
@@ -59,7 +59,7 @@ struct ArchivedPredicateDecoder {
             guard arguments.count == 1, let argument = arguments.first else {
                 throw Unsupported(reason: "\(selector) with \(arguments.count) arguments")
             }
-            return try derivationKeyPath(argument)
+            return try keyPathText(argument)
         }
         switch selector {
         case "now", "now()": return "now()"
@@ -70,9 +70,15 @@ struct ArchivedPredicateDecoder {
         }
     }
 
-    /// The text of a key path expression in a derivation (as written, collection operators included).
-    private func derivationKeyPath(_ object: KeyedArchive.Object) throws(Unsupported) -> String {
+    /// The text of a key path expression, as written (collection operators and indexes included): `NSKeyPath` on
+    /// the object, or the key path specifier among its `NSArguments` (applied to `SELF`).
+    private func keyPathText(_ object: KeyedArchive.Object) throws(Unsupported) -> String {
         if let path = archive.string(object["NSKeyPath"]), !path.isEmpty { return path }
+        if let operand = archive.object(object["NSOperand"]),
+            !Set(operand.classes + [operand.className]).contains("NSSelfExpression")
+        {
+            throw Unsupported(reason: "a key path applied to something other than SELF")
+        }
         for argument in archive.array(object["NSArguments"]) ?? [] {
             if let specifier = archive.object(argument), let path = archive.string(specifier["NSKeyPath"]), !path.isEmpty {
                 return path
@@ -180,21 +186,7 @@ struct ArchivedPredicateDecoder {
     /// to `SELF`, with `valueForKey:`/`valueForKeyPath:`). Paths with collection operators (`@count`) or indexes are
     /// read by the format parser, as they would be written.
     private func keyPath(_ object: KeyedArchive.Object) throws(Unsupported) -> FetchPredicate.Operand {
-        var path = archive.string(object["NSKeyPath"])
-        if path == nil {
-            if let operand = archive.object(object["NSOperand"]),
-                !Set(operand.classes + [operand.className]).contains("NSSelfExpression")
-            {
-                throw Unsupported(reason: "a key path applied to something other than SELF")
-            }
-            for argument in archive.array(object["NSArguments"]) ?? [] {
-                if let specifier = archive.object(argument), let text = archive.string(specifier["NSKeyPath"]) {
-                    path = text
-                    break
-                }
-            }
-        }
-        guard let path, !path.isEmpty else { throw Unsupported(reason: "a key path expression has no NSKeyPath") }
+        let path = try keyPathText(object)
         let isPlain = path.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { component in
             guard let first = component.unicodeScalars.first, first == "_" || CharacterSet.letters.contains(first) else {
                 return false

@@ -60,7 +60,7 @@ public struct PeopleFilter: Sendable, Hashable {
         guard !isPredicate, predicate != nil, let person = model.entity(named: PeopleModel.entityName) else {
             return false
         }
-        guard StringFolding.folded(text.trimmingCharacters(in: .whitespaces)).unicodeScalars.count >= 3 else {
+        guard foldedWords.unicodeScalars.count >= 3 else {
             return false
         }
         return Self.searchedKeys.allSatisfy { person.attribute(named: $0)?.isIndexedBySpotlight == true }
@@ -72,10 +72,11 @@ public struct PeopleFilter: Sendable, Hashable {
     /// text never narrows: telling whether one predicate implies another is not worth guessing.
     public func narrows(_ previous: PeopleFilter) -> Bool {
         guard !isPredicate, !previous.isPredicate, predicate != nil, previous.predicate != nil else { return false }
-        let words = StringFolding.folded(text.trimmingCharacters(in: .whitespaces))
-        let previousWords = StringFolding.folded(previous.text.trimmingCharacters(in: .whitespaces))
-        return words.contains(previousWords)
+        return foldedWords.contains(previous.foldedWords)
     }
+
+    /// The text as searched: trimmed, with case and diacritics folded (what `CONTAINS[cd]` compares).
+    private var foldedWords: String { StringFolding.folded(text.trimmingCharacters(in: .whitespaces)) }
 
     private static let upperCaseKeywords: Set<Substring> = [
         "AND", "OR", "NOT", "IN", "BETWEEN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES",
