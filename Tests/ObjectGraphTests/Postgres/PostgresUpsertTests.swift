@@ -127,6 +127,9 @@ struct PostgresUpsertTests {
         try second.performAndWait {
             _ = try second.count(for: FetchRequest<ManagedObject>(entityName: "Tag"))  // (connects its writer)
         }
+        // (Read now: once its save is under way the store's lock is held until the save ends, which is after the
+        // holder below lets go — reading it then would wait for ever.)
+        let secondPID = secondStore.writerBackendPID
         // The first client's save stops just before it logs its commit (another session holds Z_CHANGES)...
         let holder = try database.connection()
         try holder.execute("BEGIN")
@@ -159,7 +162,7 @@ struct PostgresUpsertTests {
             }
             secondSaved.signal()
         }
-        try Self.waitUntilBlocked(pid: secondStore.writerBackendPID, on: holder)
+        try Self.waitUntilBlocked(pid: secondPID, on: holder)
         try holder.execute("COMMIT")
         #expect(firstSaved.wait(timeout: .now() + 30) == .success)
         #expect(secondSaved.wait(timeout: .now() + 30) == .success)
