@@ -19,9 +19,15 @@ final class PostgresChangeListener: @unchecked Sendable {
         self.store = store
     }
 
-    /// Starts the listening thread.
-    func start() {
-        let thread = Thread { [self] in run() }
+    /// Starts the listening thread on `connection` (already listening), or on one it opens itself when nil.
+    ///
+    /// The store opens the first connection in the thread that opens the store: a process that exits at once
+    /// (a one-line `objectgraph query`) must not leave a thread inside libpq's connect, whose TLS and Kerberos
+    /// libraries tear their state down at exit under it.
+    func start(on connection: PostgresConnection?) {
+        // The connection moves to the thread: nothing else uses it after this call.
+        nonisolated(unsafe) let handedOver = connection
+        let thread = Thread { [self] in run(from: handedOver) }
         thread.name = "ObjectGraph PostgreSQL listener"
         thread.start()
     }
@@ -31,14 +37,15 @@ final class PostgresChangeListener: @unchecked Sendable {
 
     private var shouldStop: Bool { stopped.withLock { isStopped } }
 
-    private func run() {
-        var connection: PostgresConnection?
+    private func run(from initial: PostgresConnection?) {
+        var connection = initial
+        // Commits made between the replica's load and LISTEN are read now.
+        if let initial, let store { try? catchUp(store, on: initial) }
         while !shouldStop {
             guard let store else { return }
             if connection?.isConnected != true {
                 do {
-                    let opened = try PostgresConnection(uri: store.uri, displayName: store.displayName)
-                    try opened.execute("LISTEN " + PostgresSQL.identifier(store.channel))
+                    let opened = try Self.listeningConnection(for: store)
                     connection = opened
                     try catchUp(store, on: opened)
                 } catch {
@@ -57,6 +64,13 @@ final class PostgresChangeListener: @unchecked Sendable {
                 continue  // (isConnected is now false: the next round reconnects and catches up)
             }
         }
+    }
+
+    /// A new connection to `store`'s database that `LISTEN`s on its channel.
+    static func listeningConnection(for store: PostgresStore) throws(ObjectGraphError) -> PostgresConnection {
+        let connection = try PostgresConnection(uri: store.uri, displayName: store.displayName)
+        try connection.execute("LISTEN " + PostgresSQL.identifier(store.channel))
+        return connection
     }
 
     /// Reads the commits after the replica's newest and applies other clients' to the replica.
@@ -150,13 +164,14 @@ extension PostgresStore {
         }
     }
 
-    /// Starts following other clients' commits (at open).
+    /// Starts following other clients' commits (at open). The listening connection is opened here, in the
+    /// opening thread (see ``PostgresChangeListener/start(on:)``); when that fails, the listener keeps trying.
     func startListening() {
         let listener = PostgresChangeListener(store: self)
         lock.withLock {
             self.listener?.stop()
             self.listener = listener
         }
-        listener.start()
+        listener.start(on: try? PostgresChangeListener.listeningConnection(for: self))
     }
 }

@@ -15,7 +15,9 @@ final class PostgresConnection {
     private let uri: String
     /// How errors name the store (the URI without its password).
     let displayName: String
-    private var connection: OpaquePointer?
+    /// The libpq connection; nil after a failure that left it unusable (the next ``ensureConnected()`` opens
+    /// another).
+    var connection: OpaquePointer?
 
     /// Connects to `uri` (a libpq connection URI); a server that does not answer fails within `connect_timeout`.
     init(uri: String, displayName: String) throws(ObjectGraphError) {
@@ -29,6 +31,9 @@ final class PostgresConnection {
     /// Whether the connection is up, as far as libpq knows.
     var isConnected: Bool { connection.map { PQstatus($0) == CONNECTION_OK } ?? false }
 
+    /// How many times this connection has waited for the server: one per statement, script or pipeline.
+    var roundTrips = 0
+
     /// The server process of this connection (what `pg_terminate_backend` takes).
     var backendPID: Int32 { connection.map(PQbackendPID) ?? 0 }
 
@@ -39,10 +44,7 @@ final class PostgresConnection {
     func connect() throws(ObjectGraphError) {
         PQfinish(connection)
         connection = nil
-        // A short connect timeout unless the URI sets one: a server that is down fails fast instead of hanging.
-        let separator = uri.contains("?") ? "&" : "?"
-        let full = uri.contains("connect_timeout") ? uri : uri + separator + "connect_timeout=5"
-        guard let made = PQconnectdb(full) else {
+        guard let made = PQconnectdb(Self.connectionString(uri)) else {
             throw .storeUnavailable(store: displayName, reason: "libpq could not allocate a connection")
         }
         guard PQstatus(made) == CONNECTION_OK else {
@@ -53,6 +55,20 @@ final class PostgresConnection {
         // Quiet: notices (such as "relation already exists, skipping") must not reach stderr.
         PQsetNoticeProcessor(made, { _, _ in }, nil)
         connection = made
+    }
+
+    /// `uri` with the defaults ObjectGraph adds unless it sets them itself:
+    /// - `connect_timeout=5`: a server that is down fails fast instead of hanging;
+    /// - `gssencmode=disable`: libpq does not ask Kerberos for GSSAPI encryption on every connect. That probe runs
+    ///   in libkrb5, whose global locks are torn down when a process exits; a process that ended (a short
+    ///   `objectgraph query`) while its store's listener thread was still connecting aborted in `k5_mutex_lock`.
+    ///   GSSAPI *authentication* is not affected; a URI that wants GSSAPI encryption says `gssencmode=prefer`.
+    static func connectionString(_ uri: String) -> String {
+        var full = uri
+        for (name, value) in [("connect_timeout", "5"), ("gssencmode", "disable")] where !full.contains(name + "=") {
+            full += (full.contains("?") ? "&" : "?") + name + "=" + value
+        }
+        return full
     }
 
     /// Reconnects when the connection is known to be broken.
@@ -71,6 +87,7 @@ final class PostgresConnection {
         guard let connection, PQstatus(connection) == CONNECTION_OK else {
             throw .storeUnavailable(store: displayName, reason: "not connected to the server")
         }
+        roundTrips += 1
         guard let result = PQexec(connection, sql) else {
             throw .storeUnavailable(store: displayName, reason: Self.message(PQerrorMessage(connection)))
         }
@@ -92,6 +109,7 @@ final class PostgresConnection {
         guard let connection, PQstatus(connection) == CONNECTION_OK else {
             throw .storeUnavailable(store: displayName, reason: "not connected to the server")
         }
+        roundTrips += 1
         let result: OpaquePointer? = Self.withCStrings(parameters) { values in
             PQexecParams(connection, sql, Int32(parameters.count), nil, values, nil, nil, 0)
         }
@@ -99,19 +117,31 @@ final class PostgresConnection {
             throw .storeUnavailable(store: displayName, reason: Self.message(PQerrorMessage(connection)))
         }
         defer { PQclear(result) }
+        if let error = failure(of: result, on: connection) { throw error }
+        return Self.outcome(of: result)
+    }
+
+    /// The error a statement's `result` reports, or nil when it succeeded: a broken connection is
+    /// ``ObjectGraphError/storeUnavailable(store:reason:)``, a unique violation (SQLSTATE 23505)
+    /// ``ObjectGraphError/uniqueConstraintViolated(store:reason:)``, anything else the server refused
+    /// ``ObjectGraphError/storeFailed(store:reason:)``.
+    func failure(of result: OpaquePointer, on connection: OpaquePointer) -> ObjectGraphError? {
         let status = PQresultStatus(result)
-        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
-            let reason = Self.message(PQresultErrorMessage(result))
-            if PQstatus(connection) != CONNECTION_OK {
-                throw .storeUnavailable(store: displayName, reason: reason)
-            }
-            if let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))),  // PG_DIAG_SQLSTATE
-                String(cString: state) == "23505"  // unique_violation
-            {
-                throw .uniqueConstraintViolated(store: displayName, reason: reason)
-            }
-            throw .storeFailed(store: displayName, reason: reason)
+        guard status != PGRES_COMMAND_OK, status != PGRES_TUPLES_OK else { return nil }
+        let reason = Self.message(PQresultErrorMessage(result))
+        if PQstatus(connection) != CONNECTION_OK {
+            return .storeUnavailable(store: displayName, reason: reason)
         }
+        if let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))),  // PG_DIAG_SQLSTATE
+            String(cString: state) == "23505"  // unique_violation
+        {
+            return .uniqueConstraintViolated(store: displayName, reason: reason)
+        }
+        return .storeFailed(store: displayName, reason: reason)
+    }
+
+    /// The rows of a successful `result` as text, and how many rows it changed (`PQcmdTuples`).
+    static func outcome(of result: OpaquePointer) -> (rows: Rows, changed: Int) {
         var rows: Rows = []
         let count = PQntuples(result), fields = PQnfields(result)
         rows.reserveCapacity(Int(count))
@@ -147,14 +177,14 @@ final class PostgresConnection {
     }
 
     /// A libpq message on one line, without the trailing newline.
-    private static func message(_ text: UnsafePointer<CChar>?) -> String {
+    static func message(_ text: UnsafePointer<CChar>?) -> String {
         guard let text else { return "unknown error" }
         let lines = String(cString: text).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
         return lines.filter { !$0.isEmpty }.joined(separator: " / ")
     }
 
     /// Calls `body` with C strings for `strings` (NULL for nil), valid during the call.
-    private static func withCStrings<T>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {
+    static func withCStrings<T>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {
         let copies: [UnsafeMutablePointer<CChar>?] = strings.map { $0.map { strdup($0) } ?? nil }
         defer { for copy in copies { free(copy) } }
         return body(copies.map { $0.map { UnsafePointer($0) } })
@@ -166,10 +196,44 @@ enum PostgresSQL {
     /// `name` as a quoted identifier.
     static func identifier(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 
-    /// A text array literal (`{"a","b"}`) for a `$n::text[]` parameter.
+    /// A text array literal (`{"a","b"}`) for a `$n::text[]` parameter: every element quoted, backslashes and
+    /// double quotes escaped with a backslash.
+    ///
+    /// Built byte by byte: a save logs every object it touched in one such array, so at 100,000 objects
+    /// Foundation's `replacingOccurrences` per element cost more than the rows' `INSERT`.
     static func textArray(_ values: [String]) -> String {
-        "{" + values.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
-            .joined(separator: ",") + "}"
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(2 + values.reduce(0) { $0 + $1.utf8.count + 3 })
+        bytes.append(UInt8(ascii: "{"))
+        for (index, value) in values.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(UInt8(ascii: "\""))
+            for byte in value.utf8 {
+                if byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\"") { bytes.append(UInt8(ascii: "\\")) }
+                bytes.append(byte)
+            }
+            bytes.append(UInt8(ascii: "\""))
+        }
+        bytes.append(UInt8(ascii: "}"))
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The placeholders of a multi-row `VALUES` list: `rows` tuples of `columns` placeholders each, numbered
+    /// from `$1` on (`($1, $2), ($3, $4)`).
+    static func valuesPlaceholders(rows: Int, columns: Int) -> String {
+        var text = ""
+        text.reserveCapacity(rows * columns * 8)
+        var number = 0
+        for row in 0..<rows {
+            text += row == 0 ? "(" : ", ("
+            for column in 0..<columns {
+                number += 1
+                text += column == 0 ? "$" : ", $"
+                text += String(number)
+            }
+            text += ")"
+        }
+        return text
     }
 
     /// An integer array literal for a `$n::bigint[]` parameter.

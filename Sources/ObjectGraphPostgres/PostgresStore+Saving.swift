@@ -24,11 +24,7 @@ extension PostgresStore {
     {
         var replicaChanged = false
         do throws(ObjectGraphError) {
-            // Writers take turns (one round trip with BEGIN), so Z_CHANGES numbers follow commit order.
-            try writer.executeScript("BEGIN; SELECT pg_advisory_xact_lock(7301002)")
-            let result = try saveInTransaction(request, lists: lists, replicaChanged: &replicaChanged)
-            try writer.execute("COMMIT")
-            return result
+            return try saveInTransaction(request, lists: lists, replicaChanged: &replicaChanged)
         } catch {
             _ = try? writer.execute("ROLLBACK")
             // The replica took the save before the server failed to: it must be read again.
@@ -38,6 +34,10 @@ extension PostgresStore {
         }
     }
 
+    /// The save's statements go in at most four round trips (libpq's pipeline mode), however many objects it
+    /// has: `BEGIN`, the writers' lock and the key reservations; the updates and deletes, whose counts tell
+    /// conflicts (only when there are some); the inserts and external values; the relationship lists, the
+    /// `Z_CHANGES` row and `COMMIT`. The replica takes the save between the last two.
     private func saveInTransaction(
         _ original: StoreSaveRequest, lists: (source: StoreReplica, keys: Set<String>)?, replicaChanged: inout Bool
     ) throws(ObjectGraphError) -> StoreSaveResult {
@@ -46,9 +46,14 @@ extension PostgresStore {
         for (index, insert) in request.inserts.enumerated() where insert.permanentID == nil {
             needingKeys[model.rootEntity(of: insert.entity).name, default: []].append(index)
         }
-        for (root, indexes) in needingKeys.sorted(by: { $0.key < $1.key }) {
-            guard let entity = model.entity(named: root) else { throw .unknownEntity(root) }
-            let keys = try reserveKeys(for: entity, count: indexes.count)
+        let roots = needingKeys.sorted(by: { $0.key < $1.key })
+        // Writers take turns, so Z_CHANGES numbers follow commit order.
+        var opening = [PostgresConnection.Statement("BEGIN"),
+            PostgresConnection.Statement("SELECT pg_advisory_xact_lock(7301002)")]
+        for (root, indexes) in roots { opening.append(Self.keyReservation(root: root, count: indexes.count)) }
+        let opened = try writer.pipeline(opening)
+        for ((root, indexes), outcome) in zip(roots, opened.dropFirst(2)) {
+            let keys = try keyRange(outcome.rows, root: root, count: indexes.count)
             for (index, key) in zip(indexes, keys) {
                 request.inserts[index].permanentID = replicaStorage.objectID(
                     entityName: request.inserts[index].entity.name, primaryKey: key)
@@ -58,16 +63,19 @@ extension PostgresStore {
         for insert in request.inserts { permanent[insert.temporaryID] = insert.permanentID }
         func reference(_ id: ManagedObjectID?) -> String? { id.flatMap { PostgresReference.string(permanent[$0] ?? $0) } }
 
-        var conflicts: [MergeConflict] = []
         var external = ExternalWrites()
+        var checked: [(id: ManagedObjectID, entity: EntityDescription, expected: Int64)] = []
+        var writes: [PostgresConnection.Statement] = []
         for update in request.updates {
             guard let key = update.objectID.primaryKey else { continue }
             var parameters: [String?] = []
             var assignments: [String] = []
+            let owner = PostgresSchema.externalAttributes(update.entity).isEmpty
+                ? nil : PostgresReference.string(update.objectID)
             for (index, attribute) in PostgresSchema.storedAttributes(update.entity) {
                 let value = update.values.indices.contains(index) ? update.values[index] : .null
                 parameters.append(PostgresValueCoding.encode(
-                    external.route(value, of: attribute, owner: PostgresReference.string(update.objectID),
+                    external.route(value, of: attribute, owner: owner,
                         threshold: externalThreshold, replacing: true),
                     as: attribute.attributeType))
                 assignments.append("\(PostgresSchema.column(attribute)) = $\(parameters.count)")
@@ -78,22 +86,27 @@ extension PostgresStore {
             }
             assignments.append(#""Z_OPT" = "Z_OPT" + 1"#)
             parameters += [String(key), String(update.expectedVersion)]
-            let changed = try writer.executeCount(
+            writes.append(PostgresConnection.Statement(
                 "UPDATE \(PostgresSchema.table(update.entity)) SET \(assignments.joined(separator: ", ")) "
-                    + #"WHERE "Z_PK" = $\#(parameters.count - 1) AND "Z_OPT" = $\#(parameters.count)"#, parameters)
-            if changed == 0 { conflicts.append(try conflict(update.objectID, update.entity, update.expectedVersion)) }
+                    + #"WHERE "Z_PK" = $\#(parameters.count - 1) AND "Z_OPT" = $\#(parameters.count)"#, parameters))
+            checked.append((update.objectID, update.entity, update.expectedVersion))
         }
         for delete in request.deletes {
             guard let key = delete.objectID.primaryKey else { continue }
-            let changed = try writer.executeCount(
+            writes.append(PostgresConnection.Statement(
                 #"DELETE FROM \#(PostgresSchema.table(delete.entity)) WHERE "Z_PK" = $1 AND "Z_OPT" = $2"#,
-                [String(key), String(delete.expectedVersion)])
-            if changed == 0 { conflicts.append(try conflict(delete.objectID, delete.entity, delete.expectedVersion)) }
+                [String(key), String(delete.expectedVersion)]))
+            checked.append((delete.objectID, delete.entity, delete.expectedVersion))
+        }
+        // A row another client changed or deleted since it was read changes nothing: a conflict.
+        var conflicts: [MergeConflict] = []
+        for (row, outcome) in zip(checked, try writer.pipeline(writes)) where outcome.changed == 0 {
+            conflicts.append(try conflict(row.id, row.entity, row.expected))
         }
         if !conflicts.isEmpty { throw .mergeConflicts(conflicts) }
-        try insertRows(request.inserts, reference: reference, external: &external)
         external.removedOwners = request.deletes.compactMap { PostgresReference.string($0.objectID) }
-        try external.write(on: writer)
+        try writer.pipeline(insertStatements(request.inserts, reference: reference, external: &external)
+            + external.statements)
 
         replicaChanged = true
         var result = try replicaStorage.save(request)
@@ -104,19 +117,26 @@ extension PostgresStore {
             touched.formUnion(lists.keys)
         }
         let listKeys = touched.sorted()
-        try writeLists(listKeys)
         let inserted = request.inserts.compactMap { reference($0.permanentID) }
         let updated = request.updates.compactMap { PostgresReference.string($0.objectID) }
         let deleted = request.deletes.compactMap { PostgresReference.string($0.objectID) }
-        result.transactionNumber = try logTransaction(inserted: inserted, updated: updated, deleted: deleted,
-            lists: listKeys, author: request.author, contextName: request.contextName)
+        let closing = listStatements(listKeys)
+            + [logStatement(inserted: inserted, updated: updated, deleted: deleted, lists: listKeys,
+                author: request.author, contextName: request.contextName), PostgresConnection.Statement("COMMIT")]
+        let closed = try writer.pipeline(closing)
+        let logged = closed.count >= 2 ? closed[closed.count - 2].rows : []
+        guard let number = logged.first?[0].flatMap({ $0 }).flatMap({ Int64($0) }) else {
+            throw .storeFailed(store: displayName, reason: "Z_CHANGES gave no transaction number")
+        }
+        result.transactionNumber = number
         return result
     }
 
-    /// Inserts rows with multi-row `INSERT`s, grouped by entity.
-    private func insertRows(_ inserts: [StoreSaveRequest.Insert], reference: (ManagedObjectID?) -> String?,
-        external: inout ExternalWrites) throws(ObjectGraphError)
+    /// The multi-row `INSERT`s of `inserts`, grouped by entity.
+    private func insertStatements(_ inserts: [StoreSaveRequest.Insert], reference: (ManagedObjectID?) -> String?,
+        external: inout ExternalWrites) -> [PostgresConnection.Statement]
     {
+        var statements: [PostgresConnection.Statement] = []
         var byEntity: [String: [StoreSaveRequest.Insert]] = [:]
         for insert in inserts { byEntity[insert.entity.name, default: []].append(insert) }
         for (_, group) in byEntity.sorted(by: { $0.key < $1.key }) {
@@ -125,66 +145,79 @@ extension PostgresStore {
             let toOnes = PostgresSchema.storedToOnes(entity)
             let columns = [#""Z_PK""#, #""Z_ENT""#, #""Z_OPT""#] + PostgresSchema.dataColumns(entity)
             let perRow = columns.count
+            let entityNumber = String(model.entityNumber(of: entity))
+            let hasExternal = !PostgresSchema.externalAttributes(entity).isEmpty
             let chunkSize = max(1, 30_000 / perRow)
             var start = 0
             while start < group.count {
                 let chunk = group[start..<min(start + chunkSize, group.count)]
                 var parameters: [String?] = []
-                var tuples: [String] = []
+                parameters.reserveCapacity(chunk.count * perRow)
+                var rowCount = 0
                 for insert in chunk {
                     guard let key = insert.permanentID?.primaryKey else { continue }
-                    let first = parameters.count + 1
-                    parameters += [String(key), String(model.entityNumber(of: entity)), "1"]
+                    rowCount += 1
+                    parameters += [String(key), entityNumber, "1"]
+                    let owner = hasExternal ? reference(insert.permanentID) : nil
                     for (index, attribute) in attributes {
                         let value = insert.values.indices.contains(index) ? insert.values[index] : .null
                         parameters.append(PostgresValueCoding.encode(
-                            external.route(value, of: attribute, owner: reference(insert.permanentID),
+                            external.route(value, of: attribute, owner: owner,
                                 threshold: externalThreshold, replacing: false),
                             as: attribute.attributeType))
                     }
                     for (index, _) in toOnes {
                         parameters.append(reference(insert.toOne.indices.contains(index) ? insert.toOne[index] : nil))
                     }
-                    tuples.append("(" + (first..<(first + perRow)).map { "$\($0)" }.joined(separator: ", ") + ")")
                 }
-                if !tuples.isEmpty {
-                    try writer.execute("INSERT INTO \(PostgresSchema.table(entity)) (\(columns.joined(separator: ", "))) "
-                        + "VALUES " + tuples.joined(separator: ", "), parameters)
+                if rowCount > 0 {
+                    statements.append(PostgresConnection.Statement(
+                        "INSERT INTO \(PostgresSchema.table(entity)) (\(columns.joined(separator: ", "))) "
+                            + "VALUES " + insertPlaceholders(rows: rowCount, columns: perRow), parameters))
                 }
                 start += chunkSize
             }
         }
+        return statements
     }
 
-    /// Rewrites the relationship lists `keys` as the replica now holds them.
-    private func writeLists(_ keys: [String]) throws(ObjectGraphError) {
-        guard !keys.isEmpty else { return }
-        try writer.execute(#"DELETE FROM "Z_RELATIONSHIPLISTS" WHERE "Z_KEY" = ANY($1::text[])"#,
-            [PostgresSQL.textArray(keys)])
+    /// The placeholders of an `INSERT` of `rows` rows of `columns` columns, kept from the last call: an import
+    /// saves batches of one size, and writing 1,300 placeholders again for each cost a tenth of its time. Call
+    /// holding ``lock``.
+    private func insertPlaceholders(rows: Int, columns: Int) -> String {
+        if let last = lastInsertPlaceholders, last.rows == rows, last.columns == columns { return last.text }
+        let text = PostgresSQL.valuesPlaceholders(rows: rows, columns: columns)
+        lastInsertPlaceholders = (rows, columns, text)
+        return text
+    }
+
+    /// The statements that rewrite the relationship lists `keys` as the replica now holds them.
+    private func listStatements(_ keys: [String]) -> [PostgresConnection.Statement] {
+        guard !keys.isEmpty else { return [] }
+        var statements = [PostgresConnection.Statement(#"DELETE FROM "Z_RELATIONSHIPLISTS" WHERE "Z_KEY" = ANY($1::text[])"#,
+            [PostgresSQL.textArray(keys)])]
         for key in keys {
             let members = (replicaStorage.relationshipList(forKey: key) ?? []).compactMap(PostgresReference.string)
             guard !members.isEmpty else { continue }
-            try writer.execute(#"INSERT INTO "Z_RELATIONSHIPLISTS" ("Z_KEY", "Z_POSITION", "Z_MEMBER") "#
-                + #"SELECT $1, u.position, u.member FROM unnest($2::text[]) WITH ORDINALITY AS u(member, position)"#,
-                [key, PostgresSQL.textArray(members)])
+            statements.append(PostgresConnection.Statement(
+                #"INSERT INTO "Z_RELATIONSHIPLISTS" ("Z_KEY", "Z_POSITION", "Z_MEMBER") "#
+                    + #"SELECT $1, u.position, u.member FROM unnest($2::text[]) WITH ORDINALITY AS u(member, position)"#,
+                [key, PostgresSQL.textArray(members)]))
         }
+        return statements
     }
 
-    /// Records the transaction in `Z_CHANGES` and notifies the store's channel (delivered at commit).
-    private func logTransaction(
+    /// The statement that records the transaction in `Z_CHANGES` and notifies the store's channel (delivered at
+    /// commit) with its number, which it returns.
+    private func logStatement(
         inserted: [String], updated: [String], deleted: [String], lists: [String], author: String?, contextName: String?
-    ) throws(ObjectGraphError) -> Int64 {
-        // One round trip: the log row, and the notification carrying its number.
-        let rows = try writer.execute(
+    ) -> PostgresConnection.Statement {
+        PostgresConnection.Statement(
             #"WITH logged AS (INSERT INTO "Z_CHANGES" ("Z_CLIENT", "Z_PROCESS", "Z_AUTHOR", "Z_CONTEXT", "Z_INSERTED", "#
                 + #""Z_UPDATED", "Z_DELETED", "Z_LISTS") VALUES ($1, $2, $3, $4, $5::text[], $6::text[], $7::text[], "#
                 + #"$8::text[]) RETURNING "Z_TXID") SELECT "Z_TXID", pg_notify($9, "Z_TXID"::text) FROM logged"#,
             [clientID, Self.processName, author, contextName, PostgresSQL.textArray(inserted),
                 PostgresSQL.textArray(updated), PostgresSQL.textArray(deleted), PostgresSQL.textArray(lists), channel])
-        guard let number = rows.first?[0].flatMap({ $0 }).flatMap({ Int64($0) }) else {
-            throw .storeFailed(store: displayName, reason: "Z_CHANGES gave no transaction number")
-        }
-        return number
     }
 
     /// The conflict of a row that did not have `expected` as its version.
@@ -245,21 +278,25 @@ struct ExternalWrites {
         return value
     }
 
-    /// Writes the changes on `connection`, in the caller's transaction.
-    func write(on connection: PostgresConnection) throws(ObjectGraphError) {
+    /// The statements that make the changes, in the caller's transaction.
+    var statements: [PostgresConnection.Statement] {
+        var statements: [PostgresConnection.Statement] = []
         if !removedOwners.isEmpty {
-            try connection.execute(#"DELETE FROM "Z_EXTERNALDATA" WHERE "Z_OWNER" = ANY($1::text[])"#,
-                [PostgresSQL.textArray(removedOwners)])
+            statements.append(PostgresConnection.Statement(
+                #"DELETE FROM "Z_EXTERNALDATA" WHERE "Z_OWNER" = ANY($1::text[])"#, [PostgresSQL.textArray(removedOwners)]))
         }
         if !cleared.isEmpty {
-            try connection.execute(#"DELETE FROM "Z_EXTERNALDATA" AS e USING unnest($1::text[], $2::text[]) "#
-                + #"AS c(owner, attribute) WHERE e."Z_OWNER" = c.owner AND e."Z_ATTRIBUTE" = c.attribute"#,
-                [PostgresSQL.textArray(cleared.map(\.owner)), PostgresSQL.textArray(cleared.map(\.attribute))])
+            statements.append(PostgresConnection.Statement(
+                #"DELETE FROM "Z_EXTERNALDATA" AS e USING unnest($1::text[], $2::text[]) "#
+                    + #"AS c(owner, attribute) WHERE e."Z_OWNER" = c.owner AND e."Z_ATTRIBUTE" = c.attribute"#,
+                [PostgresSQL.textArray(cleared.map(\.owner)), PostgresSQL.textArray(cleared.map(\.attribute))]))
         }
         for value in stored {
-            try connection.execute(#"INSERT INTO "Z_EXTERNALDATA" ("Z_OWNER", "Z_ATTRIBUTE", "Z_BYTES") VALUES ($1, $2, $3) "#
-                + #"ON CONFLICT ("Z_OWNER", "Z_ATTRIBUTE") DO UPDATE SET "Z_BYTES" = EXCLUDED."Z_BYTES""#,
-                [value.owner, value.attribute, PostgresValueCoding.encode(.binary(value.data), as: .binary)])
+            statements.append(PostgresConnection.Statement(
+                #"INSERT INTO "Z_EXTERNALDATA" ("Z_OWNER", "Z_ATTRIBUTE", "Z_BYTES") VALUES ($1, $2, $3) "#
+                    + #"ON CONFLICT ("Z_OWNER", "Z_ATTRIBUTE") DO UPDATE SET "Z_BYTES" = EXCLUDED."Z_BYTES""#,
+                [value.owner, value.attribute, PostgresValueCoding.encode(.binary(value.data), as: .binary)]))
         }
+        return statements
     }
 }

@@ -48,6 +48,8 @@ public final class PostgresStore: RemoteChangeObservingStore, @unchecked Sendabl
     /// Who hears of other clients' commits (the coordinator, with remote-change notifications on); guarded by
     /// ``lock``.
     var observer: (@Sendable (RemoteCommit) -> Void)?
+    /// The placeholders of the last multi-row `INSERT` a save built (see `insertPlaceholders`); guarded by ``lock``.
+    var lastInsertPlaceholders: (rows: Int, columns: Int, text: String)?
     /// Where commits are handed to ``observer``, one at a time, in commit order.
     let deliveries = DispatchQueue(label: "ObjectGraph PostgreSQL commits")
 
@@ -96,8 +98,14 @@ public final class PostgresStore: RemoteChangeObservingStore, @unchecked Sendabl
         return try currentReplica.count(request)
     }
 
+    /// The rows of `ids` from the replica. When some are missing, the replica first catches up with commits it
+    /// has not applied yet (their notification may still be on its way), so that an object another client saved
+    /// before this call is found, as a fetch would find it.
     public func rows(for ids: [ManagedObjectID], entity: EntityDescription) throws(ObjectGraphError) -> [RowSnapshot] {
-        try currentReplica.rows(for: ids, entity: entity)
+        let found = try currentReplica.rows(for: ids, entity: entity)
+        guard found.count < Set(ids).count else { return found }
+        catchUpBeforeReading()
+        return try currentReplica.rows(for: ids, entity: entity)
     }
 
     public func relatedIDs(of objectID: ManagedObjectID, entity: EntityDescription, relationshipIndex: Int)
@@ -124,9 +132,20 @@ public final class PostgresStore: RemoteChangeObservingStore, @unchecked Sendabl
     /// Moves the hierarchy's counter past `count` new keys and returns them (inside or outside a transaction).
     func reserveKeys(for entity: EntityDescription, count: Int) throws(ObjectGraphError) -> Range<Int64> {
         let root = model.rootEntity(of: entity).name
-        let rows = try writer.execute(
+        let reservation = Self.keyReservation(root: root, count: count)
+        return try keyRange(writer.execute(reservation.sql, reservation.parameters), root: root, count: count)
+    }
+
+    /// The statement that moves the counter of the hierarchy whose root is `root` past `count` new keys, returning
+    /// the last one (see ``keyRange(_:root:count:)``).
+    static func keyReservation(root: String, count: Int) -> PostgresConnection.Statement {
+        PostgresConnection.Statement(
             #"UPDATE "Z_PRIMARYKEY" SET "Z_MAX" = "Z_MAX" + $2 WHERE "Z_NAME" = $1 RETURNING "Z_MAX""#,
             [root, String(count)])
+    }
+
+    /// The `count` keys a ``keyReservation(root:count:)`` that returned `rows` reserved.
+    func keyRange(_ rows: PostgresConnection.Rows, root: String, count: Int) throws(ObjectGraphError) -> Range<Int64> {
         guard let text = rows.first?[0] ?? nil, let last = Int64(text) else {
             throw .storeFailed(store: displayName, reason: "Z_PRIMARYKEY has no row for \(root)")
         }

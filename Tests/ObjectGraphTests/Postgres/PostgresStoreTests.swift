@@ -147,6 +147,24 @@ struct PostgresStoreTests {
         #expect(stored.map { $0.compactMap { $0 } } == [["first", "2"]])
     }
 
+    @Test func anObjectAnotherClientJustSavedIsFoundByItsID() throws {
+        let database = try PostgresTestDatabase()
+        let model = try Self.valuesModel()
+        let reader = Self.context(try database.coordinator(model: model))
+        let writer = Self.context(try database.coordinator(model: model))
+        for round in 0..<20 {
+            let id = try writer.performAndWait {
+                let item = try writer.insertNewObject(forEntityName: "Item")
+                item.setValue(.string("saved \(round)"), forKey: "text")
+                try writer.save()
+                return item.objectID
+            }
+            // At once, before the commit's notification can have reached the reader's replica.
+            let text = try reader.performAndWait { try reader.existingObject(with: id).value(forKey: "text") }
+            #expect(text == .string("saved \(round)"))
+        }
+    }
+
     @Test func twoClientsNeverGetTheSameKey() throws {
         let database = try PostgresTestDatabase()
         let model = try Self.valuesModel()
