@@ -186,18 +186,25 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
         case let .historyTokenExpired(store, number, oldest):
             "The persistent history of store \(store) after transaction \(number) was purged (the oldest kept is "
                 + "\(oldest)); drop the token and start again from the store's current state."
-        case let .readFailed(store, reason): "The store \(store) could not be read: \(reason). No row was taken as deleted."
+        case let .readFailed(store, reason): "The store \(store) could not be read: \(Self.ending(reason)) No row was taken as deleted."
         case let .storeUnavailable(store, reason):
-            "The store \(store) is unavailable: \(reason). Nothing of the failed operation was kept; try again."
-        case let .storeFailed(store, reason): "The store \(store) refused the operation: \(reason). Nothing of it was kept."
+            "The store \(store) is unavailable: \(Self.ending(reason)) Nothing of the failed operation was kept; try again."
+        case let .storeFailed(store, reason): "The store \(store) refused the operation: \(Self.ending(reason)) Nothing of it was kept."
         case let .uniqueConstraintViolated(store, reason):
-            "The store \(store) refused the save, which breaks a uniqueness constraint: \(reason). Nothing of it was kept."
+            "The store \(store) refused the save, which breaks a uniqueness constraint: \(Self.ending(reason)) Nothing of it was kept."
         case let .valueTransformerNotFound(name, entity, attribute):
             "\(entity).\(attribute) uses value transformer '\(name)', and none is registered under that name "
                 + "(ValueTransformers.register(_:forName:))."
         case let .valueTransformFailed(entity, attribute, reason):
             "The value of \(entity).\(attribute) could not be transformed: \(reason)."
         }
+    }
+
+    /// `reason` ended as a sentence: with a full stop, unless it already ends in one, a question or an exclamation
+    /// mark (a server's message often does: "Is the server running on that host …?").
+    private static func ending(_ reason: String) -> String {
+        guard let last = reason.last, !".?!".contains(last) else { return reason }
+        return reason + "."
     }
 }
 
