@@ -16,8 +16,9 @@ struct ObjectGraphCommand: ParsableCommand {
         abstract: "Inspect, import into, query, back up and generate code for ObjectGraph models and stores.",
         discussion: """
             ObjectGraph is Core Data for Swift on Linux. A model is an Xcode model file \
-            (.xcdatamodeld or .xcdatamodel); a store is an SQLite file in Core Data's layout. Every \
-            command that opens a store takes --model and --store.
+            (.xcdatamodeld or .xcdatamodel); a store is an SQLite file in Core Data's layout, or a \
+            PostgreSQL database given as postgresql://user@host:port/database (the password from PGPASSWORD or \
+            ~/.pgpass). Every command that opens a store takes --model and --store.
             """,
         version: "0.2.0",
         subcommands: [
