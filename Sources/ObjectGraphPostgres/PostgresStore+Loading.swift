@@ -46,7 +46,8 @@ extension PostgresStore {
         let store = PostgresStore(uri: url.absoluteString, displayName: displayName, model: model, isReadOnly: readOnly,
             writer: writer, identifier: metadata.storeUUID,
             externalThreshold: request.options.externalBinaryDataThreshold)
-        try store.withLock { () throws(ObjectGraphError) in try store.reloadAll() }
+        let progress = request.isProgressFollowed ? request.reportProgress : nil
+        try store.withLock { () throws(ObjectGraphError) in try store.reloadAll(reporting: progress) }
         store.startListening()
         return OpenedStore(store: store, metadata: metadata)
     }
@@ -96,10 +97,11 @@ extension PostgresStore {
         try reloadAll()
     }
 
-    /// Reads every row and list from one consistent snapshot of the server into the replica. Call holding ``lock``.
-    func reloadAll() throws(ObjectGraphError) {
+    /// Reads every row and list from one consistent snapshot of the server into the replica, reporting the
+    /// fraction read to `progress` when given. Call holding ``lock``.
+    func reloadAll(reporting progress: ((Double) -> Void)? = nil) throws(ObjectGraphError) {
         try writer.ensureConnected()
-        _ = try reload(on: writer)
+        _ = try reload(on: writer, reporting: progress)
     }
 
     /// ``reloadAll()`` on `connection`, returning what the replica's contents changed as one commit (after a
@@ -111,13 +113,37 @@ extension PostgresStore {
             transactionNumber: lastTransaction)
     }
 
-    private func reload(on connection: PostgresConnection) throws(ObjectGraphError) -> StoreReplica.Difference {
+    /// With `progress`, the rows are read a part at a time (``progressPartSize`` by key), and after each part the
+    /// fraction of all rows read so far is reported; without, each table in one statement.
+    private func reload(on connection: PostgresConnection, reporting progress: ((Double) -> Void)? = nil)
+        throws(ObjectGraphError) -> StoreReplica.Difference
+    {
         try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         do throws(ObjectGraphError) {
             let newest = try newestTransaction(on: connection)
+            let entities = model.entities.filter { !$0.isAbstract }
             var rows: [RowSnapshot] = []
-            for entity in model.entities where !entity.isAbstract {
-                rows += try loadRows(of: entity, keys: nil, on: connection)
+            if let progress {
+                // Counted in the same snapshot the rows are read from; the lists are a last tenth.
+                var total = 0
+                for entity in entities {
+                    let counted = try connection.execute("SELECT count(*) FROM \(PostgresSchema.table(entity))")
+                    total += counted.first?[0].flatMap { Int($0) } ?? 0
+                }
+                let share = 0.9 / Double(max(total, 1))
+                for entity in entities {
+                    var after: Int64 = .min
+                    while true {
+                        let part = try loadRows(of: entity, keys: nil, after: after, limit: Self.progressPartSize,
+                            on: connection)
+                        rows += part
+                        progress(Double(rows.count) * share)
+                        guard part.count == Self.progressPartSize, let last = part.last?.objectID.primaryKey else { break }
+                        after = last
+                    }
+                }
+            } else {
+                for entity in entities { rows += try loadRows(of: entity, keys: nil, on: connection) }
             }
             let lists = try loadLists(keys: nil, on: connection)
             try connection.execute("COMMIT")
@@ -131,9 +157,13 @@ extension PostgresStore {
         }
     }
 
-    /// The rows of the concrete `entity` with these primary keys (all for nil), read on `connection`.
-    func loadRows(of entity: EntityDescription, keys: [Int64]?, on connection: PostgresConnection? = nil)
-        throws(ObjectGraphError) -> [RowSnapshot]
+    /// How many rows an opening that reports its progress reads per statement.
+    static let progressPartSize = 25_000
+
+    /// The rows of the concrete `entity` with these primary keys (all for nil), read on `connection`; with
+    /// `limit`, at most that many of them with keys above `after`, in key order.
+    func loadRows(of entity: EntityDescription, keys: [Int64]?, after: Int64 = .min, limit: Int? = nil,
+        on connection: PostgresConnection? = nil) throws(ObjectGraphError) -> [RowSnapshot]
     {
         let connection = connection ?? writer
         let attributes = PostgresSchema.storedAttributes(entity)
@@ -145,6 +175,9 @@ extension PostgresStore {
             guard !keys.isEmpty else { return [] }
             sql += #" WHERE "Z_PK" = ANY($1::bigint[])"#
             parameters.append(PostgresSQL.integerArray(keys))
+        } else if let limit {
+            sql += #" WHERE "Z_PK" > $1 ORDER BY "Z_PK" LIMIT \#(max(1, limit))"#
+            parameters.append(String(after))
         }
         var result: [RowSnapshot] = []
         for row in try connection.execute(sql, parameters) {
@@ -164,7 +197,7 @@ extension PostgresStore {
             result.append(RowSnapshot(objectID: replicaStorage.objectID(entityName: entity.name, primaryKey: key),
                 values: values, version: version, toOne: toOne))
         }
-        return try withExternalValues(result, of: entity, all: keys == nil, on: connection)
+        return try withExternalValues(result, of: entity, all: keys == nil && limit == nil, on: connection)
     }
 
     /// The relationship lists with these keys (all for nil); a key without members maps to nil.

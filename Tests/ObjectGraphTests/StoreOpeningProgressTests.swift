@@ -1,5 +1,6 @@
 import Foundation
 import SQLiteStorage
+import Synchronization
 import Testing
 import TestSupport
 @testable import ObjectGraph
@@ -69,6 +70,37 @@ import TestSupport
         whole.report(1)
         #expect(progress.fractionCompleted == 1)
         #expect(StoreOpeningProgress.split([1, 2]).allSatisfy { $0 == nil }, "nobody follows outside a run")
+    }
+
+    /// A store type of someone else's sees whether the opening is followed and reports into the caller's
+    /// progress through its open request (as the PostgreSQL store does while it reads its rows).
+    @Test func aRegisteredStoreReportsIntoTheCallersProgress() throws {
+        let type = PersistentStoreType(rawValue: "OpeningProgressTest")
+        let seen = Mutex<[(followed: Bool, halfway: Double?)]>([])
+        nonisolated(unsafe) var following: Progress?
+        PersistentStoreCoordinator.registerStoreType(type) { request throws(ObjectGraphError) in
+            request.reportProgress(0.5)
+            seen.withLock { $0.append((request.isProgressFollowed, following?.fractionCompleted)) }
+            let identifier = UUID().uuidString
+            return OpenedStore(store: InMemoryStore(identifier: identifier, model: request.model, isReadOnly: false),
+                metadata: StoreMetadata(storeType: type.rawValue, storeUUID: identifier,
+                    entityVersionHashes: request.model.entityVersionHashes))
+        }
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Note", attributes: [AttributeDescription(name: "title", type: .string)]),
+        ])
+        try PersistentStoreCoordinator(managedObjectModel: model).addPersistentStore(ofType: type,
+            configurationName: nil, at: nil, options: PersistentStoreOptions())
+        let progress = Progress(totalUnitCount: 1)
+        following = progress
+        progress.becomeCurrent(withPendingUnitCount: 1)
+        try PersistentStoreCoordinator(managedObjectModel: model).addPersistentStore(ofType: type,
+            configurationName: nil, at: nil, options: PersistentStoreOptions())
+        progress.resignCurrent()
+        let calls = seen.withLock { $0 }
+        #expect(calls.map(\.followed) == [false, true])
+        #expect(calls.last?.halfway == 0.5)
+        #expect(progress.fractionCompleted == 1)
     }
 
     static let version1 = """

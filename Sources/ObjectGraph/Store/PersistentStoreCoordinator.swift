@@ -135,8 +135,10 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             store = try makeAtomicStore(at: url, configurationName: configurationName, entityNames: entityNames,
                 options: options)
         default:
-            store = try openRegisteredStore(ofType: type, configurationName: configurationName, at: url,
-                options: options, entityNames: entityNames)
+            store = try StoreOpeningProgress.run(opening) { () throws(ObjectGraphError) in
+                try openRegisteredStore(ofType: type, configurationName: configurationName, at: url,
+                    options: options, entityNames: entityNames)
+            }
         }
         let added: Bool = stores.withLock { stores in
             // Checked again under the lock: two threads may have opened the same file at once.

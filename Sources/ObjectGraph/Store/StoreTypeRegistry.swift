@@ -10,6 +10,28 @@ public struct StoreOpenRequest: Sendable {
     public var options: PersistentStoreOptions
     /// The configuration whose entities the store will hold; nil for every entity.
     public var configurationName: String?
+    /// Where ``reportProgress(_:)`` goes: the opening's share of the progress the caller of `addPersistentStore`
+    /// follows; nil when nobody follows it.
+    var progress: StoreOpeningProgress?
+
+    /// Creates a request to open the store at `url` for `model`.
+    public init(url: URL?, model: ManagedObjectModel, options: PersistentStoreOptions, configurationName: String?) {
+        self.url = url
+        self.model = model
+        self.options = options
+        self.configurationName = configurationName
+    }
+
+    /// Whether somebody follows the opening through Foundation's `Progress` (the caller of
+    /// ``PersistentStoreCoordinator/addPersistentStore(ofType:configurationName:at:options:)`` made one current):
+    /// a store that reads a lot at open (a replica of a server's rows) can then read it in parts and report them.
+    public var isProgressFollowed: Bool { progress != nil }
+
+    /// Reports that `fractionCompleted` (0…1) of the opening is done, to whoever follows it; nothing when nobody
+    /// does. Reports never make the progress go back.
+    public func reportProgress(_ fractionCompleted: Double) {
+        progress?.report(fractionCompleted)
+    }
 }
 
 /// An opened third-party store and its metadata: ``StoreMetadata/storeUUID`` is the identifier its object IDs
@@ -64,8 +86,10 @@ extension PersistentStoreCoordinator {
                 "no store type '\(type.rawValue)' is registered (link its module and call its registration first)")
         }
         if let url, let existing = persistentStore(for: url) { throw .storeAlreadyAdded(path: existing.displayName) }
-        let opened = try opener(StoreOpenRequest(url: url, model: managedObjectModel, options: options,
-            configurationName: configurationName))
+        var request = StoreOpenRequest(url: url, model: managedObjectModel, options: options,
+            configurationName: configurationName)
+        request.progress = StoreOpeningProgress.current
+        let opened = try opener(request)
         return PersistentStore(type: type, url: url, identifier: opened.metadata.storeUUID, metadata: opened.metadata,
             backend: ForeignStoreBackend(opened.store), configurationName: configurationName, entityNames: entityNames,
             options: options)
