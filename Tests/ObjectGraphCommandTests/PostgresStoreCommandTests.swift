@@ -20,6 +20,23 @@ struct PostgresStoreCommandTests {
         return store.replacingOccurrences(of: ":\(password)@", with: ":***@")
     }
 
+    /// A database of a test's own on the base server, dropped when the value goes.
+    final class ScratchDatabase {
+        let name = "og_cli_" + UUID().uuidString.lowercased().filter(\.isHexDigit).prefix(12)
+        /// Its connection URI.
+        let uri: String
+
+        init() throws {
+            let base = try #require(PostgresStoreCommandTests.baseURI)
+            var components = try #require(URLComponents(string: base))
+            components.path = "/" + name
+            uri = try #require(components.string)
+            #expect(try PostgresStoreCommandTests.admin("CREATE DATABASE \(name)") == 0)
+        }
+
+        deinit { _ = try? PostgresStoreCommandTests.admin("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
+    }
+
     /// Runs psql with `sql` against the base server.
     static func admin(_ sql: String) throws -> Int32 {
         guard let psql, let baseURI else { return -1 }
@@ -31,13 +48,9 @@ struct PostgresStoreCommandTests {
     /// run in three).
     @Test(.enabled(if: baseURI != nil && psql != nil, "needs OBJECTGRAPH_TEST_POSTGRES (source .ci/postgres.sh) and psql"))
     func shortCommandsExitCleanly() throws {
-        let name = "og_cli_" + UUID().uuidString.lowercased().filter(\.isHexDigit).prefix(12)
-        #expect(try Self.admin("CREATE DATABASE \(name)") == 0)
-        defer { _ = try? Self.admin("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
-        let base = try #require(Self.baseURI)
-        var components = try #require(URLComponents(string: base))
-        components.path = "/" + name
-        let store = try #require(components.string)
+        let database = try ScratchDatabase()
+        defer { withExtendedLifetime(database) {} }
+        let store = database.uri
         let model = try ModelFixtures.catalog(in: folder.url).path
         let file = try folder.write(#"[{"name": "Oak", "capacity": 12}]"#, to: "shelves.json")
         try ObjectGraphTool.succeed(["import", "--model", model, "--store", store, "--entity", "Shelf", file.path])
@@ -58,13 +71,9 @@ struct PostgresStoreCommandTests {
 
     @Test(.enabled(if: baseURI != nil && psql != nil, "needs OBJECTGRAPH_TEST_POSTGRES (source .ci/postgres.sh) and psql"))
     func commandsWorkOnADatabase() throws {
-        let name = "og_cli_" + UUID().uuidString.lowercased().filter(\.isHexDigit).prefix(12)
-        #expect(try Self.admin("CREATE DATABASE \(name)") == 0)
-        defer { _ = try? Self.admin("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
-        let base = try #require(Self.baseURI)
-        var components = try #require(URLComponents(string: base))
-        components.path = "/" + name
-        let store = try #require(components.string)
+        let database = try ScratchDatabase()
+        defer { withExtendedLifetime(database) {} }
+        let store = database.uri
         let model = try ModelFixtures.catalog(in: folder.url).path
         let file = try folder.write("""
             [{"name": "Oak", "capacity": 12}, {"name": "Pine", "capacity": 3}, {"name": "東京 Zoë", "capacity": 7}]
@@ -115,13 +124,9 @@ struct PostgresStoreCommandTests {
 
     @Test(.enabled(if: baseURI != nil && psql != nil, "needs OBJECTGRAPH_TEST_POSTGRES (source .ci/postgres.sh) and psql"))
     func migrateMigratesADatabase() throws {
-        let name = "og_cli_" + UUID().uuidString.lowercased().filter(\.isHexDigit).prefix(12)
-        #expect(try Self.admin("CREATE DATABASE \(name)") == 0)
-        defer { _ = try? Self.admin("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
-        let base = try #require(Self.baseURI)
-        var components = try #require(URLComponents(string: base))
-        components.path = "/" + name
-        let store = try #require(components.string)
+        let database = try ScratchDatabase()
+        defer { withExtendedLifetime(database) {} }
+        let store = database.uri
         // The Library fixture's first two versions (version 3 changes cardinalities, which PostgreSQL refuses).
         let bundle = folder.file("Library.xcdatamodeld")
         try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
