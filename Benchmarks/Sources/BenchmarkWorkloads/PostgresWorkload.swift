@@ -200,6 +200,70 @@ public enum PostgresWorkload {
     }
 }
 
+extension PostgresWorkload {
+    /// Latencies, in seconds, from the start of each of `commits` saves of 10 people by one client to the commit
+    /// event and to the `didChange` of a fetched-results controller on another client: a main-queue context that
+    /// merges automatically, listing the `listed` people the database held when it opened (and those added since),
+    /// sorted as `people` sorts them. Both clients are in this process, each with its own connections; call it
+    /// off the main thread with the main queue running.
+    public static func controllerLatencies(uri: String, commits: Int, listed: Int) throws
+        -> (event: [Double], didChange: [Double])
+    {
+        try reset(uri)
+        let writer = ManagedObjectContext(concurrencyType: .privateQueue)
+        writer.persistentStoreCoordinator = try coordinator(uri)
+        var generator = PersonGenerator(seed: 5)
+        var filled = 0
+        while filled < listed {
+            let rows = generator.people(min(10_000, listed - filled))
+            try writer.performAndWait {
+                for row in rows { PersonModel.fill(try writer.insertNewObject(forEntityName: PersonModel.entityName), from: row) }
+                try writer.save()
+                writer.reset()
+            }
+            filled += rows.count
+        }
+        let watching = try coordinator(uri, watching: true)
+        let arrivals = ArrivalLog()
+        let token = watching.addCommitObserver { event in
+            if event.origin.isRemote { arrivals.note(\.notifications) }
+        }
+        defer { token.cancel() }
+        let delegate = TimingDelegate(log: arrivals)
+        let view = ManagedObjectContext(concurrencyType: .mainQueue)
+        let controller: FetchedResultsController<ManagedObject> = try MainQueue.sync {
+            view.persistentStoreCoordinator = watching
+            view.automaticallyMergesChangesFromParent = true
+            var request = PersonModel.listRequest()
+            request.fetchBatchSize = 50
+            let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: view)
+            controller.delegate = delegate
+            try controller.performFetch()
+            return controller
+        }
+        var started: [Double] = []
+        for index in 0..<commits {
+            let rows = generator.people(10)
+            try writer.performAndWait {
+                for row in rows { PersonModel.fill(try writer.insertNewObject(forEntityName: PersonModel.entityName), from: row) }
+                // From the start of the save (its commit is inside it, and the event may arrive before it returns).
+                started.append(Date().timeIntervalSince1970)
+                try writer.save()
+                writer.reset()
+            }
+            let deadline = Date().addingTimeInterval(10)
+            while arrivals.count(\.didChanges) <= index && Date() < deadline { Thread.sleep(forTimeInterval: 0.0005) }
+        }
+        let shown = MainQueue.sync { controller.numberOfFetchedObjects }
+        let events = arrivals.times(\.notifications), changes = arrivals.times(\.didChanges)
+        guard events.count == commits, changes.count == commits, shown == listed + 10 * commits else {
+            throw ObjectGraphError.storeUnavailable(store: "benchmark server", reason: "\(commits) commits, "
+                + "\(events.count) events, \(changes.count) didChange, \(shown) of \(listed + 10 * commits) listed")
+        }
+        return (zip(events, started).map { $0 - $1 }, zip(changes, started).map { $0 - $1 })
+    }
+}
+
 /// Arrival times of commit events, recorded on the listener's thread.
 final class ArrivalTimes: @unchecked Sendable {
     private let lock = NSLock()
