@@ -179,12 +179,15 @@ extension PostgresStore {
             sql += #" WHERE "Z_PK" > $1 ORDER BY "Z_PK" LIMIT \#(max(1, limit))"#
             parameters.append(String(after))
         }
+        // Positions and types only: going over `attributes` itself copied each attribute's description for every
+        // value of every row (a third of the time to read a table).
+        let slots = attributes.map { (index: $0.index, type: $0.attribute.attributeType) }
         var result: [RowSnapshot] = []
         for row in try connection.execute(sql, parameters) {
             guard let key = row[0].flatMap({ Int64($0) }), let version = row[1].flatMap({ Int64($0) }) else { continue }
             var values = [AttributeValue](repeating: .null, count: entity.attributes.count)
-            for (offset, stored) in attributes.enumerated() {
-                values[stored.index] = PostgresValueCoding.decode(row[2 + offset], as: stored.attribute.attributeType)
+            for (offset, slot) in slots.enumerated() {
+                values[slot.index] = PostgresValueCoding.decode(row[2 + offset], as: slot.type)
             }
             var toOne = [ManagedObjectID?](repeating: nil, count: entity.relationships.count)
             for (offset, stored) in toOnes.enumerated() {

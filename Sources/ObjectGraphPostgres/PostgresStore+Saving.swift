@@ -147,6 +147,8 @@ extension PostgresStore {
             let perRow = columns.count
             let entityNumber = String(model.entityNumber(of: entity))
             let hasExternal = !PostgresSchema.externalAttributes(entity).isEmpty
+            // Read by position: going over `attributes` copied each attribute's description for every row.
+            let types = attributes.map(\.attribute.attributeType)
             let chunkSize = max(1, 30_000 / perRow)
             var start = 0
             while start < group.count {
@@ -159,12 +161,17 @@ extension PostgresStore {
                     rowCount += 1
                     parameters += [String(key), entityNumber, "1"]
                     let owner = hasExternal ? reference(insert.permanentID) : nil
-                    for (index, attribute) in attributes {
+                    for slot in attributes.indices {
+                        let index = attributes[slot].index
                         let value = insert.values.indices.contains(index) ? insert.values[index] : .null
+                        guard hasExternal else {
+                            parameters.append(PostgresValueCoding.encode(value, as: types[slot]))
+                            continue
+                        }
                         parameters.append(PostgresValueCoding.encode(
-                            external.route(value, of: attribute, owner: owner,
+                            external.route(value, of: attributes[slot].attribute, owner: owner,
                                 threshold: externalThreshold, replacing: false),
-                            as: attribute.attributeType))
+                            as: types[slot]))
                     }
                     for (index, _) in toOnes {
                         parameters.append(reference(insert.toOne.indices.contains(index) ? insert.toOne[index] : nil))
