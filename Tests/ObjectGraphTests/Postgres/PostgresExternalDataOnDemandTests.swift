@@ -314,4 +314,56 @@ struct PostgresExternalDataOnDemandTests {
         #expect(text.contains(Self.image(0).base64EncodedString()) && text.contains(Self.image(1).base64EncodedString()))
         #expect(try Self.store(coordinator).externalValueReads.count == 2)
     }
+
+    /// Through the store API: a row holding another object's reference (of this store: copied on the server, of
+    /// another store: read through that store and sent) — and a stale one fails the save, which writes nothing.
+    @Test func aReferenceSavedOnAnotherObjectIsCopied() throws {
+        let database = try PostgresTestDatabase(), elsewhere = try PostgresTestDatabase()
+        try Self.insertPhotos(1, in: database)
+        let foreignID = try #require(try Self.insertPhotos(3, in: elsewhere).last)
+        let coordinator = try Self.coordinator(database), foreignCoordinator = try Self.coordinator(elsewhere)
+        let store = try Self.store(coordinator), foreign = try Self.store(foreignCoordinator)
+        let entity = try #require(coordinator.managedObjectModel.entity(named: "Photo"))
+        let image = try #require(entity.attributeIndex(named: "image"))
+        func row(in store: PostgresStore) throws -> [AttributeValue] {
+            try #require(try store.fetch(StoreFetchRequest(entity: entity, sortCriteria: [SortCriterion("name")])).last).values
+        }
+        func insert(_ values: [AttributeValue]) throws -> ManagedObjectID {
+            let key = try store.allocatePrimaryKeys(for: entity, count: 1).lowerBound
+            let id = store.replicaStorage.objectID(entityName: "Photo", primaryKey: key)
+            var request = StoreSaveRequest()
+            request.inserts = [StoreSaveRequest.Insert(temporaryID: id, entity: entity, values: values, permanentID: id)]
+            let result = try store.save(request)
+            let reference = try #require(result.externalValues[id]?[image])
+            #expect(StoredValueReference(reference)?.owner == "Photo/\(key)")
+            return id
+        }
+        let copied = try insert(try row(in: store))
+        let fromElsewhere = try insert(try row(in: foreign))
+        #expect(store.externalValueReads == (0, 0), "the copy never left the server")
+        #expect(foreign.externalValueReads.count == 1, "another store's value is read through that store")
+        #expect(Set(try Self.valueIDs(database)).count == 3)
+        let reader = PostgresStoreTests.context(try Self.coordinator(database))
+        try reader.performAndWait { () throws in
+            #expect(try reader.existingObject(with: copied).value(forKey: "image") == .binary(Self.image(0)))
+            #expect(try reader.existingObject(with: fromElsewhere).value(forKey: "image") == .binary(Self.image(2)))
+        }
+
+        // A reference to a value another client has replaced since: the save fails and writes nothing.
+        let stale = try row(in: store)
+        let editor = PostgresStoreTests.context(try Self.coordinator(database))
+        try editor.performAndWait {
+            try editor.existingObject(with: fromElsewhere).setValue(.binary(Self.image(9)), forKey: "image")
+            try editor.save()
+        }
+        let before = try Self.valueIDs(database)
+        #expect {
+            _ = try insert(stale)
+        } throws: { error in
+            guard case .externalDataUnavailable(let path, _) = error as? ObjectGraphError else { return false }
+            return path.contains("Z_EXTERNALDATA")
+        }
+        #expect(try Self.valueIDs(database) == before)
+        #expect(try database.connection().execute(#"SELECT count(*) FROM "ZPHOTO""#).first?.first == "3")
+    }
 }
