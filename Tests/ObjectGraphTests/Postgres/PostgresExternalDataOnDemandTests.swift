@@ -366,4 +366,30 @@ struct PostgresExternalDataOnDemandTests {
         #expect(try Self.valueIDs(database) == before)
         #expect(try database.connection().execute(#"SELECT count(*) FROM "ZPHOTO""#).first?.first == "3")
     }
+
+    @Test func aReadWhileTheServerIsUnreachableIsAnErrorSayingSo() throws {
+        let database = try PostgresTestDatabase()
+        let id = try #require(try Self.insertPhotos(1, in: database).first)
+        let reader = PostgresStoreTests.context(try Self.coordinator(database))
+        let photo = try reader.performAndWait { try reader.existingObject(with: id) }
+        // The database takes no connections, and this client's are cut: its server is out of reach.
+        let admin = try PostgresConnection(uri: try #require(PostgresTestDatabase.baseURI), displayName: "test server")
+        let name = database.url.lastPathComponent
+        try admin.execute("ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS false")
+        defer { _ = try? admin.execute("ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS true") }
+        try admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [name])
+        reader.performAndWait {
+            for _ in 0..<2 {
+                #expect {
+                    _ = try photo.loadValue(forKey: "image")
+                } throws: { error in
+                    guard case .externalDataUnavailable(let path, let reason) = error as? ObjectGraphError else { return false }
+                    return path.contains("Photo/") && reason.contains("the server cannot give it")
+                }
+            }
+            #expect(photo.value(forKey: "image") == .null)
+        }
+        try admin.execute("ALTER DATABASE \(name) WITH ALLOW_CONNECTIONS true")
+        #expect(reader.performAndWait { photo.value(forKey: "image") } == .binary(Self.image(0)))
+    }
 }
