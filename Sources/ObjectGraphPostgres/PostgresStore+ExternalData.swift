@@ -65,8 +65,8 @@ extension PostgresStore: ExternalValueReading {
 
     /// The reference to a value this store keeps.
     func reference(owner: String, attribute: String, valueID: Int64, byteCount: Int) -> StoredValueReference {
-        StoredValueReference(storeIdentifier: identifier, opening: clientID, owner: owner, attribute: attribute, valueID: valueID,
-            byteCount: byteCount)
+        StoredValueReference(storeIdentifier: identifier, opening: clientID, owner: owner, attribute: attribute,
+            valueID: valueID, byteCount: byteCount)
     }
 
     /// `rows` with a reference in the slot of every value of `entity`'s external-storage attributes that lives in
