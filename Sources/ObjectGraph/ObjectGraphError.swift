@@ -86,9 +86,11 @@ public enum ObjectGraphError: Error, Sendable, CustomStringConvertible {
     /// A batch request cannot be applied by the store as asked (a delete rule that would reach another
     /// store, say); `reason` says why. Nothing was written.
     case batchRequestRefused(entity: String, reason: String)
-    /// The value of an attribute stored outside the database (``AttributeDescription/allowsExternalBinaryDataStorage``)
-    /// cannot be read from its file at `path` — removed or replaced by hand, or deleted by a later save before this
-    /// (lazy) read; `reason` says what failed.
+    /// The value of an attribute stored outside its row (``AttributeDescription/allowsExternalBinaryDataStorage``)
+    /// cannot be read: from its file at `path` beside an SQLite store — removed or replaced by hand, or deleted by a
+    /// later save before this (lazy) read — or from a PostgreSQL store's `Z_EXTERNALDATA`, where `path` names the
+    /// database, the object, the attribute and the value ID — replaced or removed by a later save (another
+    /// client's, say) before this read, or the server cannot be reached; `reason` says what failed.
     case externalDataUnavailable(path: String, reason: String)
     /// ``ManagedObjectContext/assign(_:to:)`` cannot put the object in that store: the object was saved
     /// already (its store is fixed), the store is not added to the context's coordinator, or its configuration

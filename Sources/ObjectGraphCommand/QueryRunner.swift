@@ -168,11 +168,16 @@ struct QueryRunner {
         let request = request
         let result: Result<[[(String, AttributeValue)]], ObjectGraphError> = context.performAndWait {
             do throws(ObjectGraphError) {
-                let objects = try context.fetch(request)
-                return .success(objects.map { object in
-                    [("objectID", AttributeValue.string(object.objectID.uriRepresentation.absoluteString))]
-                        + object.entity.attributes.filter { !$0.isTransient }.map { ($0.name, object.value(forKey: $0.name)) }
-                })
+                var rows: [[(String, AttributeValue)]] = []
+                for object in try context.fetch(request) {
+                    var row = [("objectID", AttributeValue.string(object.objectID.uriRepresentation.absoluteString))]
+                    // (loadValue: a large value that cannot be read fails the query instead of showing nil)
+                    for attribute in object.entity.attributes where !attribute.isTransient {
+                        row.append((attribute.name, try object.loadValue(forKey: attribute.name)))
+                    }
+                    rows.append(row)
+                }
+                return .success(rows)
             } catch {
                 return .failure(error)
             }

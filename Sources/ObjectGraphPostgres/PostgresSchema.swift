@@ -14,7 +14,8 @@ import ObjectGraph
 ///   relationships), one row per member and position;
 /// - `Z_EXTERNALDATA`: values of attributes that allow external binary storage from the store's threshold on
 ///   (`PersistentStoreOptions.externalBinaryDataThreshold`), one row per object and attribute, kept out of the
-///   entity table (whose column is then NULL);
+///   entity table (whose column is then NULL), each with a `Z_VALUEID` (from the sequence `Z_EXTERNALVALUEID`) that
+///   a new value always changes; clients hold references and read the bytes on demand;
 /// - `Z_CHANGES`: one row per committed transaction (who, and which objects and lists it changed), which other
 ///   clients read when its `NOTIFY` reaches them.
 struct PostgresSchema {
@@ -69,6 +70,14 @@ struct PostgresSchema {
             // The newest transaction number a history purge removed (one row, once there was a purge): a client
             // that had not seen the purged transactions reads everything again.
             Self.externalDataTable,
+            // Every value written gets a new ID (so that a reference to an older value is never answered with a
+            // newer one); added to tables made before there were IDs.
+            #"CREATE SEQUENCE IF NOT EXISTS "Z_EXTERNALVALUEID""#,
+            // (Checked first: ALTER TABLE would lock the table against other clients' reads even when it has one.)
+            #"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = "#
+                + #"current_schema() AND table_name = 'Z_EXTERNALDATA' AND column_name = 'Z_VALUEID') THEN "#
+                + #"ALTER TABLE "Z_EXTERNALDATA" ADD COLUMN "Z_VALUEID" bigint NOT NULL "#
+                + #"DEFAULT nextval('"Z_EXTERNALVALUEID"'); END IF; END $$"#,
             #"CREATE TABLE IF NOT EXISTS "Z_PURGED" ("Z_ONE" integer PRIMARY KEY CHECK ("Z_ONE" = 1), "#
                 + #""Z_THROUGH" bigint NOT NULL)"#,
         ]

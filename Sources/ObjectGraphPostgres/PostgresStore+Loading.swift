@@ -48,6 +48,7 @@ extension PostgresStore {
             externalThreshold: request.options.externalBinaryDataThreshold)
         let progress = request.isProgressFollowed ? request.reportProgress : nil
         try store.withLock { () throws(ObjectGraphError) in try store.reloadAll(reporting: progress) }
+        ExternalValueReaders.register(store, forStore: store.identifier, opening: store.clientID)  // (reads its values)
         store.startListening()
         return OpenedStore(store: store, metadata: metadata)
     }
@@ -226,32 +227,5 @@ extension PostgresStore {
             lists[key] = list
         }
         return lists
-    }
-
-    /// `rows` with the values of `entity`'s external-storage attributes that live in `Z_EXTERNALDATA` (all of the
-    /// entity's when `all`, else those of these rows).
-    private func withExternalValues(_ rows: [RowSnapshot], of entity: EntityDescription, all: Bool,
-        on connection: PostgresConnection) throws(ObjectGraphError) -> [RowSnapshot]
-    {
-        let external = PostgresSchema.externalAttributes(entity)
-        guard !external.isEmpty, !rows.isEmpty else { return rows }
-        let found = all
-            ? try connection.execute(#"SELECT "Z_OWNER", "Z_ATTRIBUTE", "Z_BYTES" FROM "Z_EXTERNALDATA" "#
-                + #"WHERE split_part("Z_OWNER", '/', 1) = $1"#, [entity.name])
-            : try connection.execute(#"SELECT "Z_OWNER", "Z_ATTRIBUTE", "Z_BYTES" FROM "Z_EXTERNALDATA" "#
-                + #"WHERE "Z_OWNER" = ANY($1::text[])"#, [PostgresSQL.textArray(rows.compactMap { PostgresReference.string($0.objectID) })])
-        guard !found.isEmpty else { return rows }
-        let indexes = Dictionary(external.map { ($0.attribute.name, $0.index) }) { first, _ in first }
-        var positions: [String: Int] = [:]
-        for (position, row) in rows.enumerated() { if let owner = PostgresReference.string(row.objectID) { positions[owner] = position } }
-        var values = rows.map(\.values)
-        for value in found {
-            guard let owner = value[0], let name = value[1], let position = positions[owner], let index = indexes[name]
-            else { continue }
-            values[position][index] = PostgresValueCoding.decode(value[2], as: .binary)
-        }
-        return zip(rows, values).map { row, values in
-            RowSnapshot(objectID: row.objectID, values: values, version: row.version, toOne: row.toOne)
-        }
     }
 }

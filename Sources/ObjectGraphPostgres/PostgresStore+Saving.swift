@@ -9,6 +9,7 @@ extension PostgresStore {
     /// connects again.
     public func save(_ request: StoreSaveRequest) throws(ObjectGraphError) -> StoreSaveResult {
         guard !isReadOnly else { throw .readOnlyStore(store: displayName) }
+        let request = try readingForeignReferences(request)
         return try withLock { () throws(ObjectGraphError) in
             try refuseIfMigratedAway()
             try writer.ensureConnected()
@@ -63,7 +64,7 @@ extension PostgresStore {
         for insert in request.inserts { permanent[insert.temporaryID] = insert.permanentID }
         func reference(_ id: ManagedObjectID?) -> String? { id.flatMap { PostgresReference.string(permanent[$0] ?? $0) } }
 
-        var external = ExternalWrites()
+        var external = ExternalWrites(store: identifier, opening: clientID, displayName: displayName)
         var checked: [(id: ManagedObjectID, entity: EntityDescription, expected: Int64)] = []
         var writes: [PostgresConnection.Statement] = []
         for update in request.updates {
@@ -105,11 +106,16 @@ extension PostgresStore {
         }
         if !conflicts.isEmpty { throw .mergeConflicts(conflicts) }
         external.removedOwners = request.deletes.compactMap { PostgresReference.string($0.objectID) }
-        try writer.pipeline(insertStatements(request.inserts, reference: reference, external: &external)
-            + external.statements)
+        let inserts = insertStatements(request.inserts, reference: reference, external: &external)
+        let externalStatements = external.statements
+        let outcomes = try writer.pipeline(inserts + externalStatements)
+        let written = try external.references(from: outcomes.suffix(externalStatements.count))
 
         replicaChanged = true
-        var result = try replicaStorage.save(request)
+        // The replica and the saving context hold references to the values Z_EXTERNALDATA took, not their bytes.
+        let (replicated, references) = withReferences(written, in: request)
+        var result = try replicaStorage.save(replicated)
+        result.externalValues = references
         var touched = replicaStorage.relationshipKeys(touchedBy: request, permanentIDs: result.permanentIDs)
         if let lists {
             replicaStorage.apply(rows: [], deleted: [],
@@ -260,50 +266,4 @@ extension PostgresStore {
 
     /// How `Z_CHANGES` names this process: host and process ID.
     static let processName = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier)"
-}
-
-/// The `Z_EXTERNALDATA` changes of one save: values of external-storage attributes from the threshold on go there
-/// (their entity column gets NULL), smaller ones replace what an updated object had there, and deleted objects'
-/// values go.
-struct ExternalWrites {
-    private var stored: [(owner: String, attribute: String, data: Data)] = []
-    private var cleared: [(owner: String, attribute: String)] = []
-    /// The objects whose external values all go.
-    var removedOwners: [String] = []
-
-    /// The value to write to the entity column for `value` of `attribute` of `owner`, recording where the value
-    /// goes: NULL when it goes to `Z_EXTERNALDATA`. `replacing`: the row existed (its old external value goes).
-    mutating func route(_ value: AttributeValue, of attribute: AttributeDescription, owner: String?, threshold: Int,
-        replacing: Bool) -> AttributeValue
-    {
-        guard attribute.allowsExternalBinaryDataStorage, let owner else { return value }
-        if case .binary(let data) = value, data.count >= threshold {
-            stored.append((owner, attribute.name, data))
-            return .null
-        }
-        if replacing { cleared.append((owner, attribute.name)) }
-        return value
-    }
-
-    /// The statements that make the changes, in the caller's transaction.
-    var statements: [PostgresConnection.Statement] {
-        var statements: [PostgresConnection.Statement] = []
-        if !removedOwners.isEmpty {
-            statements.append(PostgresConnection.Statement(
-                #"DELETE FROM "Z_EXTERNALDATA" WHERE "Z_OWNER" = ANY($1::text[])"#, [PostgresSQL.textArray(removedOwners)]))
-        }
-        if !cleared.isEmpty {
-            statements.append(PostgresConnection.Statement(
-                #"DELETE FROM "Z_EXTERNALDATA" AS e USING unnest($1::text[], $2::text[]) "#
-                    + #"AS c(owner, attribute) WHERE e."Z_OWNER" = c.owner AND e."Z_ATTRIBUTE" = c.attribute"#,
-                [PostgresSQL.textArray(cleared.map(\.owner)), PostgresSQL.textArray(cleared.map(\.attribute))]))
-        }
-        for value in stored {
-            statements.append(PostgresConnection.Statement(
-                #"INSERT INTO "Z_EXTERNALDATA" ("Z_OWNER", "Z_ATTRIBUTE", "Z_BYTES") VALUES ($1, $2, $3) "#
-                    + #"ON CONFLICT ("Z_OWNER", "Z_ATTRIBUTE") DO UPDATE SET "Z_BYTES" = EXCLUDED."Z_BYTES""#,
-                [value.owner, value.attribute, PostgresValueCoding.encode(.binary(value.data), as: .binary)]))
-        }
-        return statements
-    }
 }

@@ -9,7 +9,9 @@ import Foundation
 /// ``StoreReplica`` of the rows kept in this process, so fetches, counts, sorts and dictionary results give
 /// exactly the in-memory store's answers (case- and diacritic-insensitive comparisons, `LIKE`, `MATCHES`,
 /// the folded sort order). The replica follows other clients' commits through `LISTEN`/`NOTIFY` and the
-/// `Z_CHANGES` log (see ``RemoteChangeObservingStore``).
+/// `Z_CHANGES` log (see ``RemoteChangeObservingStore``). Large values of external-storage attributes (in
+/// `Z_EXTERNALDATA`) are the exception: the replica holds a reference to each, and its bytes are read from the
+/// server when the attribute is read (see `PostgresStore+ExternalData.swift`).
 ///
 /// Open it through a coordinator after ``register()``:
 ///
@@ -36,6 +38,8 @@ public final class PostgresStore: RemoteChangeObservingStore, @unchecked Sendabl
     let replicaStorage: StoreReplica
     /// Values of external-storage attributes from this many bytes on go to `Z_EXTERNALDATA`.
     let externalThreshold: Int
+    /// How many values of `Z_EXTERNALDATA` were read (``externalValueReads``).
+    let externalReads = ExternalReadTally()
     /// Set when the replica may differ from the server (a commit whose outcome is unknown); guarded by ``lock``.
     var needsReload = false
     /// Set when another client migrated the store to another model version: the replica no longer follows it;

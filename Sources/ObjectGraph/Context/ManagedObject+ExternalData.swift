@@ -3,17 +3,22 @@ import Foundation
 /// Lazily read external binary data (see ``ExternalBinaryReference``).
 ///
 /// A fetched object of an SQLite store holds, for a value of an attribute that allows external storage and was
-/// large enough to go to a file, only a reference to the file. Reading the attribute (``value(forKey:)``, the
-/// typed subscript, ``Attribute``) reads the file once; the bytes stay with the object until it turns back into
-/// a fault or takes a newer saved value. Saving the object again without changing the value keeps the file.
+/// large enough to go to a file, only a reference to the file; an object of a PostgreSQL store likewise holds a
+/// reference to the value's row of `Z_EXTERNALDATA` on the server. Reading the attribute (``value(forKey:)``, the
+/// typed subscript, ``Attribute``) reads the file, or the value from the server, once; the bytes stay with the
+/// object until it turns back into a fault or takes a newer saved value. Saving the object again without changing
+/// the value keeps the file (or the server's row) and sends no bytes.
 extension ManagedObject {
-    /// The value of the attribute `key` like ``value(forKey:)``, but reporting a value stored in a file that
+    /// The value of the attribute `key` like ``value(forKey:)``, but reporting a value stored outside its row that
     /// cannot be read, where ``value(forKey:)`` gives ``AttributeValue/null``.
     ///
-    /// A file goes when its value is replaced or its object deleted and that save commits; an object of another
-    /// context that has not merged that save yet and reads the value for the first time afterwards finds it gone.
+    /// A file (or a PostgreSQL store's `Z_EXTERNALDATA` value) goes when its value is replaced or its object deleted
+    /// and that save commits; an object of another context (or, on PostgreSQL, another client) that has not merged
+    /// that save yet and reads the value for the first time afterwards finds it gone — never the newer bytes. On
+    /// PostgreSQL the read also fails when the server cannot be reached.
     ///
-    /// - Throws: ``ObjectGraphError/externalDataUnavailable(path:reason:)`` naming the file.
+    /// - Throws: ``ObjectGraphError/externalDataUnavailable(path:reason:)`` naming the file, or the database,
+    ///   object, attribute and value ID.
     /// - Precondition: the entity has an attribute named `key`.
     public func loadValue(forKey key: String) throws(ObjectGraphError) -> AttributeValue {
         guard let index = entity.attributeIndex(named: key) else {
@@ -24,9 +29,9 @@ extension ManagedObject {
         return try externalValue(storage[index], at: index)
     }
 
-    /// The size in bytes of the value of attribute `key` when it is kept in a file beside its SQLite store (as
-    /// saved, and unchanged since), without reading the file; nil when the value is in the row, in memory, nil,
-    /// or the file is gone.
+    /// The size in bytes of the value of attribute `key` when it is kept in a file beside its SQLite store or in a
+    /// PostgreSQL store's `Z_EXTERNALDATA` (as saved, and unchanged since), without reading it; nil when the value is
+    /// in the row, in memory, nil, or the file is gone.
     public func externalDataSize(forKey key: String) -> Int? {
         guard let index = entity.attributeIndex(named: key), entity.externalBinaryAttributeIndexes.contains(index) else {
             return nil

@@ -46,7 +46,9 @@ extension PersistentStoreCoordinator {
         if stores.count == 1, let store = stores.first {
             if let backend = store.backend as? any BatchStoreBackend { return try backend.fetchDictionaries(plan) }
             if let replicated = store.incrementalStore as? any ReplicatedStore {
-                return try replicated.replica.batchBackend.fetchDictionaries(plan)
+                let replica = try replicated.replica
+                try replica.checkExternalDataComparisons(plan.predicate, on: plan.entity)
+                return try Self.readingExternalValues(try replica.batchBackend.fetchDictionaries(plan), plan)
             }
             throw .unsupportedStoreOperation("the store \(store.displayName) cannot compute dictionary results")
         }
@@ -67,6 +69,30 @@ extension PersistentStoreCoordinator {
                 })
             }
         }
-        return try DictionaryResultAssembler(plan: plan).assemble(rows)
+        return try Self.readingExternalValues(try DictionaryResultAssembler(plan: plan).assemble(rows), plan)
+    }
+
+    /// `results` with every reference to a large value kept apart from its row (a replica's, see
+    /// ``StoredValueReference``, or a file's) in a Binary or Transformable column replaced by its bytes: dictionaries
+    /// hold values.
+    ///
+    /// - Throws: ``ObjectGraphError/externalDataUnavailable(path:reason:)`` when a value cannot be read.
+    static func readingExternalValues(_ results: [[String: AttributeValue]], _ plan: DictionaryFetchPlan)
+        throws(ObjectGraphError) -> [[String: AttributeValue]]
+    {
+        let names = plan.columns.compactMap { column -> String? in
+            guard case .value(_, let type) = plan.slots[column.slot], type == .binary || type == .transformable
+            else { return nil }
+            return column.name
+        }
+        guard !names.isEmpty else { return results }
+        var output = results
+        for (position, result) in results.enumerated() {
+            for name in names {
+                guard let value = result[name], let reference = ExternalBinaryReference(value) else { continue }
+                output[position][name] = .binary(try reference.read())
+            }
+        }
+        return output
     }
 }

@@ -40,7 +40,7 @@ public struct ObjectExporter {
             var values = [AttributeValue](repeating: .null, count: keys.count)
             for index in results.indices {
                 let object = results[index]
-                for (column, key) in keys.enumerated() { values[column] = object.value(forKey: key) }
+                for (column, key) in keys.enumerated() { values[column] = try object.loadValue(forKey: key) }
                 try writer.write(values)
             }
             return results.count

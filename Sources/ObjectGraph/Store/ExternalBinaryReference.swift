@@ -14,22 +14,44 @@ import Foundation
 ///
 /// Files are never rewritten: a new value always gets a new file, so two equal references always name the same
 /// bytes, and an unchanged value saved again keeps its file.
+///
+/// A store that keeps large values on a server (PostgreSQL) puts a ``StoredValueReference`` in the slot instead
+/// (scheme `x-objectgraph-stored`); this type reads both kinds, the latter through the store that owns it.
 struct ExternalBinaryReference: Sendable, Hashable {
-    /// The URL scheme that marks a reference.
+    /// Where the bytes are.
+    enum Location: Sendable, Hashable {
+        /// A file of an SQLite store's `_EXTERNAL_DATA` folder.
+        case file(URL)
+        /// A value a store keeps on a server, read through the store (see ``StoredValueReference``).
+        case stored(StoredValueReference)
+    }
+
+    /// The URL scheme that marks a reference to a file.
     static let scheme = "x-objectgraph-external"
 
-    /// The file holding the bytes.
-    let fileURL: URL
+    /// Where the bytes are.
+    let location: Location
 
     /// A reference to `fileURL`.
     init(fileURL: URL) {
-        self.fileURL = fileURL
+        location = .file(fileURL)
     }
 
-    /// The reference `value` holds, or nil when it is not one.
+    /// A reference to a value a store keeps.
+    init(stored: StoredValueReference) {
+        location = .stored(stored)
+    }
+
+    /// The reference `value` holds (to a file or to a store's value), or nil when it is not one.
     init?(_ value: AttributeValue) {
-        guard case .uri(let url) = value, url.scheme == Self.scheme else { return nil }
-        self.init(fileURL: URL(fileURLWithPath: url.path))
+        guard case .uri(let url) = value else { return nil }
+        if url.scheme == Self.scheme {
+            self.init(fileURL: URL(fileURLWithPath: url.path))
+        } else if let stored = StoredValueReference(url: url) {
+            self.init(stored: stored)
+        } else {
+            return nil
+        }
     }
 
     /// The reference to the file `fileName` of the folder whose ``encodedFolder(_:)`` is `encodedFolder`, as it
@@ -47,26 +69,49 @@ struct ExternalBinaryReference: Sendable, Hashable {
 
     /// The reference as a value slot holds it.
     var attributeValue: AttributeValue {
-        Self.attributeValue(encodedFolder: Self.encodedFolder(fileURL.deletingLastPathComponent()),
-            fileName: fileURL.lastPathComponent) ?? .null
+        switch location {
+        case .file(let fileURL):
+            Self.attributeValue(encodedFolder: Self.encodedFolder(fileURL.deletingLastPathComponent()),
+                fileName: fileURL.lastPathComponent) ?? .null
+        case .stored(let stored):
+            stored.attributeValue
+        }
     }
 
-    /// The file's name (a UUID).
-    var fileName: String { fileURL.lastPathComponent }
+    /// The file holding the bytes; nil for a store's value.
+    var fileURL: URL? {
+        guard case .file(let url) = location else { return nil }
+        return url
+    }
 
-    /// The file's size in bytes, from the file system (nothing is read); nil when the file is gone.
-    var size: Int? { StoreFiles.size(of: fileURL) }
+    /// The file's name (a UUID); nil for a store's value.
+    var fileName: String? { fileURL?.lastPathComponent }
 
-    /// Reads the bytes.
+    /// The value's size in bytes without reading it: a file's from the file system (nil when the file is gone), a
+    /// store's value's from the reference.
+    var size: Int? {
+        switch location {
+        case .file(let fileURL): StoreFiles.size(of: fileURL)
+        case .stored(let stored): stored.byteCount
+        }
+    }
+
+    /// Reads the bytes: from the file, or through the store that holds the value (``ExternalValueReaders``).
     ///
-    /// - Throws: ``ObjectGraphError/externalDataUnavailable(path:reason:)`` when the file is missing or unreadable.
+    /// - Throws: ``ObjectGraphError/externalDataUnavailable(path:reason:)`` when the file is missing or unreadable,
+    ///   or the store cannot give the value (replaced or deleted since, the store closed or unreachable).
     func read() throws(ObjectGraphError) -> Data {
-        do {
-            return try Data(contentsOf: fileURL)
-        } catch {
-            let missing = !FileManager.default.fileExists(atPath: fileURL.path)
-            throw .externalDataUnavailable(path: fileURL.path,
-                reason: missing ? "the file does not exist (deleted since the row was read?)" : "\(error)")
+        switch location {
+        case .file(let fileURL):
+            do {
+                return try Data(contentsOf: fileURL)
+            } catch {
+                let missing = !FileManager.default.fileExists(atPath: fileURL.path)
+                throw .externalDataUnavailable(path: fileURL.path,
+                    reason: missing ? "the file does not exist (deleted since the row was read?)" : "\(error)")
+            }
+        case .stored(let stored):
+            return try ExternalValueReaders.read(stored)
         }
     }
 }
@@ -84,21 +129,33 @@ extension ExternalBinaryReference {
     /// what stores that keep everything inline (in-memory, and copies into them) store.
     ///
     /// - Throws: ``ObjectGraphError/externalDataUnavailable(path:reason:)`` when a file cannot be read.
-    static func inlined(_ values: [AttributeValue], of entity: EntityDescription) throws(ObjectGraphError)
-        -> [AttributeValue]
+    static func inlined(_ values: [AttributeValue], of entity: EntityDescription,
+        keeping keep: (StoredValueReference) -> Bool = { _ in false }) throws(ObjectGraphError) -> [AttributeValue]
     {
         var result = values
         for index in entity.externalBinaryAttributeIndexes where index < values.count {
-            if let reference = ExternalBinaryReference(values[index]) { result[index] = .binary(try reference.read()) }
+            if let reference = ExternalBinaryReference(values[index]), !reference.isKept(by: keep) {
+                result[index] = .binary(try reference.read())
+            }
         }
         return result
     }
 
+    /// Whether `keep` keeps this reference (a store's value it accepts; never a file).
+    func isKept(by keep: (StoredValueReference) -> Bool) -> Bool {
+        guard case .stored(let stored) = location else { return false }
+        return keep(stored)
+    }
+
     /// `request` with every external reference in its inserts and updates replaced by its bytes (see
     /// ``inlined(_:of:)``); returned as it is, without copying, when no value is a reference.
-    static func inlined(_ request: StoreSaveRequest) throws(ObjectGraphError) -> StoreSaveRequest {
+    static func inlined(_ request: StoreSaveRequest, keeping keep: (StoredValueReference) -> Bool = { _ in false })
+        throws(ObjectGraphError) -> StoreSaveRequest
+    {
         func holdsReference(_ values: [AttributeValue], _ entity: EntityDescription) -> Bool {
-            entity.externalBinaryAttributeIndexes.contains { $0 < values.count && ExternalBinaryReference(values[$0]) != nil }
+            entity.externalBinaryAttributeIndexes.contains {
+                $0 < values.count && ExternalBinaryReference(values[$0]).map { !$0.isKept(by: keep) } == true
+            }
         }
         guard request.inserts.contains(where: { holdsReference($0.values, $0.entity) })
             || request.updates.contains(where: { holdsReference($0.values, $0.entity) })
@@ -106,12 +163,12 @@ extension ExternalBinaryReference {
         var result = request
         for (position, insert) in request.inserts.enumerated() where holdsReference(insert.values, insert.entity) {
             result.inserts[position] = StoreSaveRequest.Insert(temporaryID: insert.temporaryID, entity: insert.entity,
-                values: try inlined(insert.values, of: insert.entity), toOne: insert.toOne,
+                values: try inlined(insert.values, of: insert.entity, keeping: keep), toOne: insert.toOne,
                 permanentID: insert.permanentID)
         }
         for (position, update) in request.updates.enumerated() where holdsReference(update.values, update.entity) {
             result.updates[position] = StoreSaveRequest.Update(objectID: update.objectID, entity: update.entity,
-                values: try inlined(update.values, of: update.entity), expectedVersion: update.expectedVersion,
+                values: try inlined(update.values, of: update.entity, keeping: keep), expectedVersion: update.expectedVersion,
                 toOne: update.toOne)
         }
         return result

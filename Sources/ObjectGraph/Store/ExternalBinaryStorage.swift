@@ -105,7 +105,7 @@ struct ExternalBinaryStorage: Sendable {
             bytes = data
         case .uri:
             guard let reference = ExternalBinaryReference(value) else { return value }
-            if let kept, reference.fileName == kept, reference.fileURL.deletingLastPathComponent().path == folder.path {
+            if let kept, reference.fileName == kept, reference.fileURL?.deletingLastPathComponent().path == folder.path {
                 return .binary(Self.column(naming: kept))
             }
             // Another row's file or another store's (or one already gone): the row gets a copy of its own, so

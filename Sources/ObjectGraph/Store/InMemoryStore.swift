@@ -44,11 +44,15 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
     /// Whether every transaction is recorded in ``State/history`` (an atomic store with
     /// ``PersistentStoreOptions/persistentHistoryTracking``, or whose file already holds history).
     let recordsHistory: Bool
+    /// Whether saves keep references to values held elsewhere as they are (a ``StoreReplica``, whose store holds
+    /// the bytes) instead of reading them in.
+    let keepsExternalReferences: Bool
 
     init(
         identifier: String, model: ManagedObjectModel, isReadOnly: Bool = false, file: AtomicStoreFile? = nil,
-        recordsHistory: Bool = false
+        recordsHistory: Bool = false, keepsExternalReferences: Bool = false
     ) {
+        self.keepsExternalReferences = keepsExternalReferences
         self.identifier = identifier
         idNamespaces = StoreIDNamespaces(model: model, storeIdentifier: identifier)
         self.model = model
@@ -323,7 +327,7 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
         guard !isReadOnly else { throw .readOnlyStore(store: displayName) }
         // Every value stays in memory: a reference to a file of an SQLite store (an object that came from one
         // before a migration) is read now.
-        let request = try ExternalBinaryReference.inlined(request)
+        let request = keepsExternalReferences ? request : try ExternalBinaryReference.inlined(request)
         return try commit { state in
             // Check every expectation before changing anything: all or nothing.
             var conflicts: [MergeConflict] = []

@@ -160,9 +160,10 @@ public struct StoreSaveResult: Sendable {
     public var permanentIDs: [ManagedObjectID: ManagedObjectID] = [:]
     /// The new row version of every inserted and updated object (by permanent ID).
     public var versions: [ManagedObjectID: Int64] = [:]
-    /// The values the store keeps in files, as references (attribute index → reference), by object: the saving
-    /// context holds these instead of the bytes from then on, so that saving the object again keeps the file.
-    var externalValues: [ManagedObjectID: [Int: AttributeValue]] = [:]
+    /// The values the store keeps in files or apart from its rows, as references (attribute index → reference,
+    /// e.g. ``StoredValueReference/attributeValue``), by permanent object ID: the saving context holds these instead
+    /// of the bytes from then on, so that saving the object again keeps the stored value.
+    @_spi(StoreImplementation) public var externalValues: [ManagedObjectID: [Int: AttributeValue]] = [:]
     /// The persistent-history transaction the save was recorded as, when the store records history.
     public var transactionNumber: Int64?
     /// The rows as committed (inserted objects in request order, then updated ones), when one store took the whole

@@ -232,35 +232,13 @@ extension SQLiteStore {
     func checkExternalDataComparisons(_ predicate: FetchPredicate, on entity: EntityDescription)
         throws(ObjectGraphError)
     {
-        var refused: (key: String, location: FetchPredicate.SourceLocation?)?
-        predicate.node.visitComparisons { comparison in
-            guard refused == nil else { return }
-            for (side, other) in [(comparison.left, comparison.right), (comparison.right, comparison.left)] {
-                guard case .key(let path, let location) = side, endsInExternalAttribute(path, from: entity) else { continue }
-                let isNilCheck = (comparison.operation == .equalTo || comparison.operation == .notEqualTo)
-                    && other == .value(.null)
-                if !isNilCheck { refused = (path, location) }
-            }
-        }
-        guard let refused else { return }
-        throw .predicate(FetchPredicateError(kind: .unsupported,
-            message: "'\(refused.key)' is stored as external binary data, which predicates can only compare with nil",
-            offset: refused.location?.offset, format: refused.location?.format,
-            reason: "an SQLite store keeps such values in files; fetch and compare them in memory instead"))
+        try model.checkExternalDataComparisons(predicate, on: entity,
+            reason: "an SQLite store keeps such values in files; fetch and compare them in memory instead")
     }
 
     /// Whether `keyPath`, read from `entity` through to-one relationships, ends in an external-storage attribute.
     private func endsInExternalAttribute(_ keyPath: String, from start: EntityDescription) -> Bool {
-        var entity = start
-        let keys = keyPath.split(separator: ".").map(String.init)
-        for key in keys.dropLast() {
-            guard let relationship = entity.relationship(named: key),
-                let destination = model.entity(named: relationship.destinationEntityName)
-            else { return false }
-            entity = destination
-        }
-        guard let last = keys.last, let index = entity.attributeIndex(named: last) else { return false }
-        return entity.externalBinaryAttributeIndexes.contains(index)
+        model.endsInExternalAttribute(keyPath, from: start)
     }
 
     /// How many files the store keeps in `_EXTERNAL_DATA` and their total size, in bytes.

@@ -4,14 +4,20 @@ import Foundation
 /// predicate evaluation, sort order and relationship semantics): what a store on a server keeps so that every
 /// read gives the in-memory store's answers, while the server holds the data and decides conflicts.
 ///
+/// Large values the store keeps apart from its rows stay there: the copy holds a ``StoredValueReference`` in
+/// their slots (saves keep references as they are), which the bytes are read through only when used.
+///
 /// For store implementations (`@_spi(StoreImplementation) import ObjectGraph`); not a stable public API.
 @_spi(StoreImplementation)
 public final class StoreReplica: Sendable {
     let memory: InMemoryStore
+    /// Whether some entity has an external-storage attribute (whose comparisons predicates are checked for).
+    let hasExternalBinaryAttributes: Bool
 
     /// An empty replica for a store named `identifier` holding rows of `model`.
     public init(identifier: String, model: ManagedObjectModel) {
-        memory = InMemoryStore(identifier: identifier, model: model)
+        memory = InMemoryStore(identifier: identifier, model: model, keepsExternalReferences: true)
+        hasExternalBinaryAttributes = model.entities.contains { !$0.externalBinaryAttributeIndexes.isEmpty }
     }
 
     /// The object ID of the row `primaryKey` of `entityName` in this store.
@@ -19,11 +25,18 @@ public final class StoreReplica: Sendable {
         memory.idNamespaces.id(entityName: entityName, key: primaryKey)
     }
 
-    /// ``IncrementalStore/fetch(_:)`` on the copy.
-    public func fetch(_ request: StoreFetchRequest) throws(ObjectGraphError) -> [RowSnapshot] { try memory.fetch(request) }
+    /// ``IncrementalStore/fetch(_:)`` on the copy. A predicate comparing an external-storage attribute with anything
+    /// but nil is refused (``ObjectGraphError/predicate(_:)`` of kind `unsupported`), as by an SQLite store.
+    public func fetch(_ request: StoreFetchRequest) throws(ObjectGraphError) -> [RowSnapshot] {
+        try checkExternalDataComparisons(request.predicate, on: request.entity)
+        return try memory.fetch(request)
+    }
 
-    /// ``IncrementalStore/count(_:)`` on the copy.
-    public func count(_ request: StoreFetchRequest) throws(ObjectGraphError) -> Int { try memory.count(request) }
+    /// ``IncrementalStore/count(_:)`` on the copy (predicates checked as by ``fetch(_:)``).
+    public func count(_ request: StoreFetchRequest) throws(ObjectGraphError) -> Int {
+        try checkExternalDataComparisons(request.predicate, on: request.entity)
+        return try memory.count(request)
+    }
 
     /// ``IncrementalStore/rows(for:entity:)`` on the copy.
     public func rows(for ids: [ManagedObjectID], entity: EntityDescription) throws(ObjectGraphError) -> [RowSnapshot] {
@@ -174,17 +187,24 @@ public final class StoreReplica: Sendable {
 
     /// A second replica holding what this one holds now (copy on write: cheap), to try a change on.
     public func copy() -> StoreReplica {
-        let other = StoreReplica(identifier: memory.identifier, model: memory.model)
+        let other = StoreReplica(identifier: memory.identifier, model: memory.model)  // (keeps references too)
         let state = memory.state.withLock { $0 }
         other.memory.state.withLock { $0 = state }
         return other
     }
 
-    /// Runs a batch operation on this replica (as the in-memory store runs it: delete rules included).
+    /// Runs a batch operation on this replica (as the in-memory store runs it: delete rules included; predicates
+    /// checked as by ``fetch(_:)``).
     public func execute(_ operation: StoreBatchOperation, label: TransactionLabel) throws(ObjectGraphError)
         -> StoreBatchOutcome
     {
-        try memory.execute(operation, label: label)
+        switch operation {
+        case .update(let entity, let predicate, _, _), .delete(let entity, let predicate, _, _):
+            try checkExternalDataComparisons(predicate, on: entity)
+        case .insert:
+            break
+        }
+        return try memory.execute(operation, label: label)
     }
 
     /// The keys of the relationship lists that differ between this replica and `other`.
