@@ -132,9 +132,10 @@ extension PostgresStore {
         return result
     }
 
-    /// The multi-row `INSERT`s of `inserts`, grouped by entity.
-    private func insertStatements(_ inserts: [StoreSaveRequest.Insert], reference: (ManagedObjectID?) -> String?,
-        external: inout ExternalWrites) -> [PostgresConnection.Statement]
+    /// The multi-row `INSERT`s of `inserts`, grouped by entity, at version 1 unless `versions` gives another (a
+    /// restore keeps the rows' versions).
+    func insertStatements(_ inserts: [StoreSaveRequest.Insert], reference: (ManagedObjectID?) -> String?,
+        external: inout ExternalWrites, versions: [ManagedObjectID: Int64] = [:]) -> [PostgresConnection.Statement]
     {
         var statements: [PostgresConnection.Statement] = []
         var byEntity: [String: [StoreSaveRequest.Insert]] = [:]
@@ -159,7 +160,8 @@ extension PostgresStore {
                 for insert in chunk {
                     guard let key = insert.permanentID?.primaryKey else { continue }
                     rowCount += 1
-                    parameters += [String(key), entityNumber, "1"]
+                    let version = versions.isEmpty ? "1" : String(insert.permanentID.flatMap { versions[$0] } ?? 1)
+                    parameters += [String(key), entityNumber, version]
                     let owner = hasExternal ? reference(insert.permanentID) : nil
                     for slot in attributes.indices {
                         let index = attributes[slot].index
