@@ -16,7 +16,8 @@ import ObjectGraph
 ///   (`PersistentStoreOptions.externalBinaryDataThreshold`), one row per object and attribute, kept out of the
 ///   entity table (whose column is then NULL);
 /// - `Z_CHANGES`: one row per committed transaction (who, and which objects and lists it changed), which other
-///   clients read when its `NOTIFY` reaches them.
+///   clients read when its `NOTIFY` reaches them; `Z_PURGED` and `Z_RESTORED`: how far the log was purged, and
+///   where a restore last replaced the contents.
 struct PostgresSchema {
     let model: ManagedObjectModel
 
@@ -70,6 +71,10 @@ struct PostgresSchema {
             // that had not seen the purged transactions reads everything again.
             Self.externalDataTable,
             #"CREATE TABLE IF NOT EXISTS "Z_PURGED" ("Z_ONE" integer PRIMARY KEY CHECK ("Z_ONE" = 1), "#
+                + #""Z_THROUGH" bigint NOT NULL)"#,
+            // The transaction number at which a restore last replaced the store's contents (one row, once there was
+            // one): a client that has not read past it refuses to save until it has read everything again.
+            #"CREATE TABLE IF NOT EXISTS "Z_RESTORED" ("Z_ONE" integer PRIMARY KEY CHECK ("Z_ONE" = 1), "#
                 + #""Z_THROUGH" bigint NOT NULL)"#,
         ]
         for entity in model.entities where !entity.isAbstract {

@@ -78,10 +78,14 @@ extension PostgresStore {
             if hasTables {
                 // The log described the old contents: it goes, recorded as a purge through a new transaction number,
                 // so that every connected client (told on the old store's channel) reads all rows again.
+                // (A client's save made against the old contents is refused: see Z_RESTORED.)
                 try connection.execute(#"DELETE FROM "Z_CHANGES""#)
-                try connection.execute(#"INSERT INTO "Z_PURGED" ("Z_ONE", "Z_THROUGH") VALUES (1, "#
-                    + #"nextval(pg_get_serial_sequence('"Z_CHANGES"', 'Z_TXID'))) ON CONFLICT ("Z_ONE") "#
-                    + #"DO UPDATE SET "Z_THROUGH" = EXCLUDED."Z_THROUGH""#)
+                let number = try connection.execute(#"SELECT nextval(pg_get_serial_sequence('"Z_CHANGES"', 'Z_TXID'))"#)
+                    .first?[0].flatMap { $0 }
+                for table in ["Z_PURGED", "Z_RESTORED"] {
+                    try connection.execute(#"INSERT INTO "\#(table)" ("Z_ONE", "Z_THROUGH") VALUES (1, $1::bigint) "#
+                        + #"ON CONFLICT ("Z_ONE") DO UPDATE SET "Z_THROUGH" = EXCLUDED."Z_THROUGH""#, [number])
+                }
                 let channels = Set([replaced?.storeUUID, request.storeIdentifier].compactMap { $0 }.map(channel(for:)))
                 for channel in channels.sorted() { try connection.execute("SELECT pg_notify($1, 'restored')", [channel]) }
             }

@@ -35,7 +35,8 @@ extension PostgresStore {
     }
 
     /// The save's statements go in at most four round trips (libpq's pipeline mode), however many objects it
-    /// has: `BEGIN`, the writers' lock and the key reservations; the updates and deletes, whose counts tell
+    /// has: `BEGIN`, the writers' lock, where a restore last replaced the contents (`Z_RESTORED`) and the key
+    /// reservations; the updates and deletes, whose counts tell
     /// conflicts (only when there are some); the inserts and external values; the relationship lists, the
     /// `Z_CHANGES` row and `COMMIT`. The replica takes the save between the last two.
     private func saveInTransaction(
@@ -49,10 +50,20 @@ extension PostgresStore {
         let roots = needingKeys.sorted(by: { $0.key < $1.key })
         // Writers take turns, so Z_CHANGES numbers follow commit order.
         var opening = [PostgresConnection.Statement("BEGIN"),
-            PostgresConnection.Statement("SELECT pg_advisory_xact_lock(7301002)")]
+            PostgresConnection.Statement("SELECT pg_advisory_xact_lock(7301002)"),
+            PostgresConnection.Statement(#"SELECT coalesce((SELECT "Z_THROUGH" FROM "Z_RESTORED"), 0)"#)]
         for (root, indexes) in roots { opening.append(Self.keyReservation(root: root, count: indexes.count)) }
         let opened = try writer.pipeline(opening)
-        for ((root, indexes), outcome) in zip(roots, opened.dropFirst(2)) {
+        if let restored = opened.dropFirst(2).first?.rows.first?[0].flatMap({ Int64($0) }), restored > lastTransaction {
+            // A restore replaced the store's contents after what this client has read: the save was made against
+            // rows that may be other objects now. It is refused; the replica reads everything again and reports the
+            // difference, as the listener would.
+            try writer.execute("ROLLBACK")
+            publish(try applyNewCommits(on: writer))
+            throw .storeFailed(store: displayName, reason: "a restore replaced the store's contents after what this "
+                + "client had read; it has read them again now, so check the changes and save again")
+        }
+        for ((root, indexes), outcome) in zip(roots, opened.dropFirst(3)) {
             let keys = try keyRange(outcome.rows, root: root, count: indexes.count)
             for (index, key) in zip(indexes, keys) {
                 request.inserts[index].permanentID = replicaStorage.objectID(

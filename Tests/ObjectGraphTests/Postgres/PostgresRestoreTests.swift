@@ -211,6 +211,43 @@ struct PostgresRestoreTests {
         #expect(try Self.graph(try client(database)).contains { $0.contains(" fromFirst ") })
     }
 
+    @Test func aSaveMadeBeforeAClientReadTheReplacementIsRefused() throws {
+        let database = try PostgresTestDatabase()
+        let first = try client(database)
+        let store = try #require(first.persistentStores.first?.incrementalStore as? PostgresStore)
+        let owner = try #require(first.managedObjectModel.entity(named: "Owner"))
+        let backup = try sqliteStore("backup.sqlite", prefix: "b", seed: 41)
+        let backupStore = try #require(backup.persistentStores.first)
+        // Holding the client's lock keeps its listener from reading the restore: the save below was made before.
+        let refusal: ObjectGraphError? = store.lock.withLock {
+            do {
+                try PostgresStore.restore(backupStore, of: backup, to: database.url, replacingExisting: true)
+                var request = StoreSaveRequest()
+                request.inserts = [StoreSaveRequest.Insert(temporaryID: .makeTemporary(entityName: "Owner"), entity: owner,
+                    values: owner.attributes.map { $0.name == "name" ? .string("stale") : .null })]
+                _ = try store.transact(request, lists: nil)
+                return nil
+            } catch {
+                return error as? ObjectGraphError
+            }
+        }
+        guard case .storeFailed(_, let reason)? = refusal else {
+            Issue.record("expected the save to be refused, got \(String(describing: refusal))")
+            return
+        }
+        #expect(reason.contains("restore"))
+        // The client has read the restored contents, and saves again.
+        #expect(try Self.graph(first) == Self.graph(backup))
+        let context = MigrationFixtures.context(first)
+        try context.performAndWait {
+            let object = try context.insertNewObject(forEntityName: "Owner")
+            object["name"] = "fresh"
+            try context.save()
+        }
+        #expect(try Self.graph(try client(database)).contains { $0.contains(" fresh ") })
+        #expect(try !Self.graph(try client(database)).contains { $0.contains(" stale ") })
+    }
+
     @Test func aReplacementThatFailsLeavesTheDatabaseAsItWas() throws {
         let database = try PostgresTestDatabase()
         let first = try client(database)
