@@ -4,7 +4,7 @@ import ObjectGraph
 import ObjectGraphPostgres
 
 /// `objectgraph backup`: copies a store with SQLite's online backup, after checking it against a model; or a
-/// PostgreSQL store into an SQLite store file.
+/// PostgreSQL store into an SQLite store file; or restores a store file into a PostgreSQL database.
 struct BackupCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "backup",
@@ -26,11 +26,19 @@ struct BackupCommand: ParsableCommand {
             (open the copy as any SQLite store). The database must hold ObjectGraph's tables written for \
             the model's version. With --force an existing store at PATH is replaced through a new file \
             beside it, so a failure leaves it as it was.
+
+            With --to postgresql://… the store file is restored into that PostgreSQL database: every \
+            row, relationship (with its order), key counter, external binary value and metadata key, \
+            under the file's store UUID, in one server transaction. A database without ObjectGraph's \
+            tables is filled; one that has them is refused, unless --force is given: then its contents \
+            are replaced in that transaction (a failure leaves them as they were), and connected clients \
+            read everything again. Passwords are never shown.
             """)
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Option(name: .customLong("to"), help: ArgumentHelp("The file to write the copy to.", valueName: "path"))
+    @Option(name: .customLong("to"), help: ArgumentHelp(
+        "The file to write the copy to, or a postgresql:// database to restore the store file into.", valueName: "path"))
     var destination: String
 
     @Flag(name: .long, help: "Overwrite PATH when it is an existing store.")
@@ -38,6 +46,18 @@ struct BackupCommand: ParsableCommand {
 
     func run() throws {
         let model = try storeOptions.loadModel()
+        if PostgresStore.isConnectionURI(destination) {
+            guard !PostgresStore.isConnectionURI(storeOptions.store) else {
+                throw CommandFailure("cannot copy a PostgreSQL store into another database; back it up into a "
+                    + "store file first, then restore that file")
+            }
+            guard let databaseURL = URL(string: destination) else {
+                throw CommandFailure("--to is not a valid postgresql:// URL")
+            }
+            print(try ServerRestore.run(model: model, storeURL: storeOptions.storeURL, databaseURL: databaseURL,
+                force: force).rendered())
+            return
+        }
         if PostgresStore.isConnectionURI(storeOptions.store) {
             print(try ServerBackup.run(model: model, storeURL: storeOptions.storeURL,
                 destinationURL: URL(fileURLWithPath: destination), force: force).rendered())

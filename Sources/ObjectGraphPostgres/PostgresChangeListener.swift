@@ -39,12 +39,15 @@ final class PostgresChangeListener: @unchecked Sendable {
 
     private func run(from initial: PostgresConnection?) {
         var connection = initial
+        // The channel the connection listens on (the store's own until a restore gives it another UUID).
+        var listened = store?.channel ?? ""
         // Commits made between the replica's load and LISTEN are read now.
         if let initial, let store { try? catchUp(store, on: initial) }
         while !shouldStop {
             guard let store else { return }
             if connection?.isConnected != true {
                 do {
+                    listened = store.channel
                     let opened = try Self.listeningConnection(for: store)
                     connection = opened
                     try catchUp(store, on: opened)
@@ -60,6 +63,13 @@ final class PostgresChangeListener: @unchecked Sendable {
             do {
                 let received = try connection.notifications()
                 if !received.isEmpty { try catchUp(store, on: connection) }
+                // A restore put another store's UUID in the database: its channel is the one to follow now.
+                if store.channel != listened {
+                    try connection.execute("UNLISTEN " + PostgresSQL.identifier(listened))
+                    listened = store.channel
+                    try connection.execute("LISTEN " + PostgresSQL.identifier(listened))
+                    try catchUp(store, on: connection)
+                }
             } catch {
                 continue  // (isConnected is now false: the next round reconnects and catches up)
             }
@@ -93,6 +103,17 @@ extension PostgresStore {
         // so, what they changed is no longer in the log: every row is read again, the difference one commit.
         let first = rows.first?[0].flatMap { Int64($0) }
         if first.map({ $0 > lastTransaction + 1 }) ?? true, try purgedThrough(on: connection) > lastTransaction {
+            // (So does a restore that replaced the database's contents, perhaps with another store's: its UUID's
+            // channel is followed from now on; one written for another model version is no longer followed.)
+            if let metadata = try Self.readMetadata(on: connection) {
+                if metadata.entityVersionHashes != model.entityVersionHashes {
+                    migratedAway = true
+                    var commit = RemoteCommit(transactionNumber: try newestTransaction(on: connection))
+                    commit.migratedMetadata = metadata
+                    return [commit]
+                }
+                follow(storeUUID: metadata.storeUUID)
+            }
             let changes = try reloadAllReportingChanges(on: connection)
             return changes.inserted.isEmpty && changes.updated.isEmpty && changes.deleted.isEmpty ? [] : [changes]
         }

@@ -6,9 +6,8 @@ import Foundation
 /// and relationship list keys following renamed entities and relationships, lists of removed relationships
 /// deleted; then (``finish(_:)``) the destination's new tables, key counters and unique indexes.
 ///
-/// Links move between to-one columns and lists only when a relationship's storage kind changes (to-one ↔ to-many,
-/// ordered ↔ unordered, or a to-many gaining or losing a to-one inverse), which is refused before anything is
-/// written, with ``ObjectGraphError/migrationNotInferable(path:from:to:change:reason:)``.
+/// Links move between to-one columns and lists when a relationship's storage kind changes (to-one ↔ to-many,
+/// ordered ↔ unordered, or a to-many gaining or losing a to-one inverse): ``PostgresLinkMoves`` says how.
 struct PostgresMigration {
     let connection: PostgresConnection
     let displayName: String
@@ -22,49 +21,10 @@ struct PostgresMigration {
         self.plan = plan
     }
 
-    /// Whether a to-many relationship keeps its members in `Z_RELATIONSHIPLISTS` (the replica's rule: unless its
-    /// inverse is a to-one, whose column holds the links).
-    private static func usesList(_ relationship: RelationshipDescription, in model: ManagedObjectModel) -> Bool {
-        guard relationship.isToMany else { return false }
-        let inverse = relationship.inverseName.flatMap {
-            model.entity(named: relationship.destinationEntityName)?.relationship(named: $0)
-        }
-        return inverse.map(\.isToMany) ?? true
-    }
-
-    private func refuse(_ step: InferredMigrationStep, _ change: String) -> ObjectGraphError {
-        .migrationNotInferable(path: displayName, from: step.source.versionName ?? plan.sourceVersion,
-            to: step.destination.versionName ?? plan.destinationVersion, change: change,
-            reason: "the PostgreSQL store does not move links between to-one columns and relationship lists")
-    }
-
-    /// Refuses relationship changes this store cannot carry out (before anything of the step is written).
-    private func check(_ step: InferredMigrationStep) throws(ObjectGraphError) {
-        for entity in step.destination.entities {
-            guard let sourceName = step.entitySource[entity.name], let old = step.source.entity(named: sourceName) else {
-                continue
-            }
-            for relationship in entity.relationships where !relationship.isTransient {
-                guard let previousName = step.relationshipSource[entity.name]?[relationship.name],
-                    let previous = old.relationship(named: previousName)
-                else { continue }
-                let key = "\(entity.name).\(relationship.name)"
-                if previous.isToMany != relationship.isToMany {
-                    throw refuse(step, "relationship \(key) changes between to-one and to-many")
-                }
-                if relationship.isToMany, previous.isOrdered != relationship.isOrdered {
-                    throw refuse(step, "relationship \(key) changes between ordered and unordered")
-                }
-                if Self.usesList(previous, in: step.source) != Self.usesList(relationship, in: step.destination) {
-                    throw refuse(step, "relationship \(key) gains or loses a to-one inverse")
-                }
-            }
-        }
-    }
-
     /// One step, in the caller's transaction.
     mutating func run(_ step: InferredMigrationStep) throws(ObjectGraphError) {
-        try check(step)
+        let moves = PostgresLinkMoves(connection: connection, step: step)
+        try moves.capture()
         let source = step.source, destination = step.destination
         let mappedSources = Set(step.entitySource.values)
         // Tables of entities that are gone (or no longer concrete).
@@ -91,14 +51,20 @@ struct PostgresMigration {
             guard let sourceName = step.entitySource[entity.name], let old = source.entity(named: sourceName),
                 !old.isAbstract
             else { continue }
-            try migrateColumns(of: entity, from: old, step: step)
+            try migrateColumns(of: entity, from: old, step: step, moves: moves)
         }
+        try moves.write()
         try rewriteReferences(step)
+        // Tables of the step's new entities (a later step may change them; indexes and key counters come at the end).
+        for statement in PostgresSchema(model: destination).creationStatements()
+        where statement.hasPrefix("CREATE TABLE") {
+            try connection.execute(statement)
+        }
     }
 
     /// Renames, adds and drops the columns of `entity`'s table (which was `old`'s).
     private mutating func migrateColumns(of entity: EntityDescription, from old: EntityDescription,
-        step: InferredMigrationStep) throws(ObjectGraphError)
+        step: InferredMigrationStep, moves: PostgresLinkMoves) throws(ObjectGraphError)
     {
         let table = PostgresSchema.table(entity)
         let attributes = step.attributeSource[entity.name] ?? [:]
@@ -112,8 +78,10 @@ struct PostgresMigration {
             keptColumns.insert(PostgresSchema.column(before))
             renames.append((PostgresSchema.column(before), PostgresSchema.column(attribute)))
         }
+        // (A to-one that was a to-many gets a new column, which the moved links fill.)
+        func kept(_ name: String) -> String? { moves.keepsColumn(of: entity, name) ? relationships[name] : nil }
         for (_, name) in PostgresSchema.storedToOnes(entity) {
-            guard let previous = relationships[name] else { continue }
+            guard let previous = kept(name) else { continue }
             keptColumns.insert(PostgresSchema.column(previous))
             renames.append((PostgresSchema.column(previous), PostgresSchema.column(name)))
         }
@@ -150,7 +118,7 @@ struct PostgresMigration {
                 try connection.execute("UPDATE \(table) SET \(column) = $1", [defaultValue])
             }
         }
-        for (_, name) in PostgresSchema.storedToOnes(entity) where relationships[name] == nil {
+        for (_, name) in PostgresSchema.storedToOnes(entity) where kept(name) == nil {
             try connection.execute("ALTER TABLE \(table) ADD COLUMN \(PostgresSchema.column(name)) text COLLATE \"C\"")
         }
     }

@@ -17,7 +17,8 @@ import ObjectGraph
 ///   entity table (whose column is then NULL), each with a `Z_VALUEID` (from the sequence `Z_EXTERNALVALUEID`) that
 ///   a new value always changes; clients hold references and read the bytes on demand;
 /// - `Z_CHANGES`: one row per committed transaction (who, and which objects and lists it changed), which other
-///   clients read when its `NOTIFY` reaches them.
+///   clients read when its `NOTIFY` reaches them; `Z_PURGED` and `Z_RESTORED`: how far the log was purged, and
+///   where a restore last replaced the contents.
 struct PostgresSchema {
     let model: ManagedObjectModel
 
@@ -79,6 +80,10 @@ struct PostgresSchema {
                 + #"ALTER TABLE "Z_EXTERNALDATA" ADD COLUMN "Z_VALUEID" bigint NOT NULL "#
                 + #"DEFAULT nextval('"Z_EXTERNALVALUEID"'); END IF; END $$"#,
             #"CREATE TABLE IF NOT EXISTS "Z_PURGED" ("Z_ONE" integer PRIMARY KEY CHECK ("Z_ONE" = 1), "#
+                + #""Z_THROUGH" bigint NOT NULL)"#,
+            // The transaction number at which a restore last replaced the store's contents (one row, once there was
+            // one): a client that has not read past it refuses to save until it has read everything again.
+            #"CREATE TABLE IF NOT EXISTS "Z_RESTORED" ("Z_ONE" integer PRIMARY KEY CHECK ("Z_ONE" = 1), "#
                 + #""Z_THROUGH" bigint NOT NULL)"#,
         ]
         for entity in model.entities where !entity.isAbstract {

@@ -56,7 +56,7 @@ extension PostgresStore {
             try connection.execute(#"UPDATE "Z_METADATA" SET "Z_PLIST" = $1 WHERE "Z_UUID" = $2"#,
                 [PostgresValueCoding.encode(.binary(plist), as: .binary), metadata.storeUUID])
             // A transaction of its own in the log (no object changes), whose NOTIFY tells the other clients.
-            let channel = "objectgraph_" + metadata.storeUUID.lowercased().filter { $0.isLetter || $0.isNumber }
+            let channel = Self.channel(for: metadata.storeUUID)
             try connection.execute(
                 #"WITH logged AS (INSERT INTO "Z_CHANGES" ("Z_CLIENT", "Z_PROCESS", "Z_AUTHOR", "Z_CONTEXT", "Z_INSERTED", "#
                     + #""Z_UPDATED", "Z_DELETED", "Z_LISTS") VALUES ($1, $2, $3, 'migration', '{}', '{}', '{}', '{}') "#

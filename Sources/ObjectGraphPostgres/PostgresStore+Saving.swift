@@ -36,7 +36,8 @@ extension PostgresStore {
     }
 
     /// The save's statements go in at most four round trips (libpq's pipeline mode), however many objects it
-    /// has: `BEGIN`, the writers' lock and the key reservations; the updates and deletes, whose counts tell
+    /// has: `BEGIN`, the writers' lock, where a restore last replaced the contents (`Z_RESTORED`) and the key
+    /// reservations; the updates and deletes, whose counts tell
     /// conflicts (only when there are some); the inserts and external values; the relationship lists, the
     /// `Z_CHANGES` row and `COMMIT`. The replica takes the save between the last two.
     private func saveInTransaction(
@@ -50,10 +51,20 @@ extension PostgresStore {
         let roots = needingKeys.sorted(by: { $0.key < $1.key })
         // Writers take turns, so Z_CHANGES numbers follow commit order.
         var opening = [PostgresConnection.Statement("BEGIN"),
-            PostgresConnection.Statement("SELECT pg_advisory_xact_lock(7301002)")]
+            PostgresConnection.Statement("SELECT pg_advisory_xact_lock(7301002)"),
+            PostgresConnection.Statement(#"SELECT coalesce((SELECT "Z_THROUGH" FROM "Z_RESTORED"), 0)"#)]
         for (root, indexes) in roots { opening.append(Self.keyReservation(root: root, count: indexes.count)) }
         let opened = try writer.pipeline(opening)
-        for ((root, indexes), outcome) in zip(roots, opened.dropFirst(2)) {
+        if let restored = opened.dropFirst(2).first?.rows.first?[0].flatMap({ Int64($0) }), restored > lastTransaction {
+            // A restore replaced the store's contents after what this client has read: the save was made against
+            // rows that may be other objects now. It is refused; the replica reads everything again and reports the
+            // difference, as the listener would.
+            try writer.execute("ROLLBACK")
+            publish(try applyNewCommits(on: writer))
+            throw .storeFailed(store: displayName, reason: "a restore replaced the store's contents after what this "
+                + "client had read; it has read them again now, so check the changes and save again")
+        }
+        for ((root, indexes), outcome) in zip(roots, opened.dropFirst(3)) {
             let keys = try keyRange(outcome.rows, root: root, count: indexes.count)
             for (index, key) in zip(indexes, keys) {
                 request.inserts[index].permanentID = replicaStorage.objectID(
@@ -138,9 +149,10 @@ extension PostgresStore {
         return result
     }
 
-    /// The multi-row `INSERT`s of `inserts`, grouped by entity.
-    private func insertStatements(_ inserts: [StoreSaveRequest.Insert], reference: (ManagedObjectID?) -> String?,
-        external: inout ExternalWrites) -> [PostgresConnection.Statement]
+    /// The multi-row `INSERT`s of `inserts`, grouped by entity, at version 1 unless `versions` gives another (a
+    /// restore keeps the rows' versions).
+    func insertStatements(_ inserts: [StoreSaveRequest.Insert], reference: (ManagedObjectID?) -> String?,
+        external: inout ExternalWrites, versions: [ManagedObjectID: Int64] = [:]) -> [PostgresConnection.Statement]
     {
         var statements: [PostgresConnection.Statement] = []
         var byEntity: [String: [StoreSaveRequest.Insert]] = [:]
@@ -165,7 +177,8 @@ extension PostgresStore {
                 for insert in chunk {
                     guard let key = insert.permanentID?.primaryKey else { continue }
                     rowCount += 1
-                    parameters += [String(key), entityNumber, "1"]
+                    let version = versions.isEmpty ? "1" : String(insert.permanentID.flatMap { versions[$0] } ?? 1)
+                    parameters += [String(key), entityNumber, version]
                     let owner = hasExternal ? reference(insert.permanentID) : nil
                     for slot in attributes.indices {
                         let index = attributes[slot].index

@@ -57,8 +57,16 @@ public final class PostgresStore: RemoteChangeObservingStore, @unchecked Sendabl
     /// Where commits are handed to ``observer``, one at a time, in commit order.
     let deliveries = DispatchQueue(label: "ObjectGraph PostgreSQL commits")
 
+    /// The UUID whose `NOTIFY` channel the store follows and notifies: its own, until the database is replaced by a
+    /// restore under another UUID (``follow(storeUUID:)``); guarded by ``channelLock``.
+    private var channelUUID: String
+    private let channelLock = NSLock()
+
     /// The `NOTIFY` channel of this store.
-    var channel: String { "objectgraph_" + identifier.lowercased().filter { $0.isLetter || $0.isNumber } }
+    var channel: String { channelLock.withLock { Self.channel(for: channelUUID) } }
+
+    /// Follows the channel of the store whose UUID is `storeUUID` from now on (the database now holds it).
+    func follow(storeUUID: String) { channelLock.withLock { channelUUID = storeUUID } }
 
     init(uri: String, displayName: String, model: ManagedObjectModel, isReadOnly: Bool, writer: PostgresConnection,
         identifier: String, externalThreshold: Int = PersistentStoreOptions().externalBinaryDataThreshold)
@@ -70,6 +78,7 @@ public final class PostgresStore: RemoteChangeObservingStore, @unchecked Sendabl
         self.isReadOnly = isReadOnly
         self.writer = writer
         self.identifier = identifier
+        channelUUID = identifier
         replicaStorage = StoreReplica(identifier: identifier, model: model)
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import ObjectGraph
+@_spi(StoreImplementation) import ObjectGraph
 
 extension PersistentStoreType {
     /// A store in a PostgreSQL database (``PostgresStore``); its URL is a libpq connection URI,
@@ -8,10 +8,15 @@ extension PersistentStoreType {
 }
 
 extension PostgresStore {
-    /// Registers ``PersistentStoreType/postgreSQL`` with the coordinator (idempotent).
+    /// Registers ``PersistentStoreType/postgreSQL`` with the coordinator (idempotent): stores of it can then be added,
+    /// and other stores moved into a database with ``PersistentStoreCoordinator/migratePersistentStore(_:to:options:type:)``
+    /// (see ``restore(_:of:to:options:replacingExisting:)``).
     public static func register() {
         PersistentStoreCoordinator.registerStoreType(.postgreSQL) { request throws(ObjectGraphError) in
             try open(request)
+        }
+        PersistentStoreCoordinator.registerStoreRestorer(.postgreSQL) { request throws(ObjectGraphError) in
+            try restore(request)
         }
     }
 

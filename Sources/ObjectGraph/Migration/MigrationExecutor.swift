@@ -196,7 +196,8 @@ struct MigrationExecutor {
             return result
         }
         guard let pairs = pairs(entity, relationship) else { return [] }
-        let linked = "(SELECT p.d FROM (\(pairs)) AS p WHERE p.s = old.Z_PK ORDER BY p.d LIMIT 1)"
+        // To-many → to-one keeps the first member: by the order of an ordered relationship, else the lowest key.
+        let linked = "(SELECT p.d FROM (\(pairs)) AS p WHERE p.s = old.Z_PK ORDER BY p.o IS NULL, p.o, p.d LIMIT 1)"
         result.append((key.position, linked))
         if let entityColumn = key.entityColumn {
             result.append((entityColumn.position, destinationEntity(relationship, of: linked)))
@@ -287,9 +288,23 @@ struct MigrationExecutor {
         guard parts.count == 2, let entity = destination.entity(named: parts[0]),
             let relationship = entity.relationship(named: parts[1]), let pairs = pairs(entity, relationship)
         else { return nil }
-        let order = table.orderColumn.map { ", \($0)" } ?? ""
-        return "INSERT OR IGNORE INTO \(table.name) (\(table.ownColumn), \(table.otherColumn)\(order)) "
-            + "SELECT p.s, p.d\(table.orderColumn == nil ? "" : ", p.o") FROM (\(pairs)) AS p"
+        var columns = [table.ownColumn, table.otherColumn], values = ["p.s", "p.d"]
+        if let order = table.orderColumn {
+            columns.append(order)
+            values.append("p.o")
+        }
+        // The other side's order, when it is ordered too, from its own links (it may have kept them elsewhere).
+        if let other = destinationJoins.values.first(where: { !$0.isOwner && $0.name == table.name }),
+            let otherOrder = other.orderColumn, otherOrder != table.orderColumn,
+            let inverseName = relationship.inverseName,
+            let otherEntity = destination.entity(named: relationship.destinationEntityName),
+            let inverse = otherEntity.relationship(named: inverseName), let otherPairs = self.pairs(otherEntity, inverse)
+        {
+            columns.append(otherOrder)
+            values.append("(SELECT q.o FROM (\(otherPairs)) AS q WHERE q.s = p.d AND q.d = p.s LIMIT 1)")
+        }
+        return "INSERT OR IGNORE INTO \(table.name) (\(columns.joined(separator: ", "))) "
+            + "SELECT \(values.joined(separator: ", ")) FROM (\(pairs)) AS p"
     }
 
     // MARK: Entity numbers

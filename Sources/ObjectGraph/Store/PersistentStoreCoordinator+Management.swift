@@ -176,6 +176,9 @@ extension PersistentStoreCoordinator {
     /// - SQLite to SQLite: the file is copied with SQLite's online backup (with its support folder).
     /// - To or from `.inMemory` or `.atomic`: every row is copied with its primary key, version and relationships (order
     ///   included), and the key counters move along, so keys handed out ahead of a save stay unique.
+    /// - To a registered type that can be filled (`.postgreSQL` from `ObjectGraphPostgres`, after its `register()`):
+    ///   the same, into the database the URL names, in one server transaction; a database that already holds a store
+    ///   is refused with ``ObjectGraphError/destinationExists(path:)``.
     ///
     /// **Object IDs keep working.** The new store keeps the old one's UUID (Core Data's metadata copy does the
     /// same), and rows keep their keys and versions, so every ``ManagedObjectID`` and URI of the old store
@@ -194,7 +197,9 @@ extension PersistentStoreCoordinator {
     ///
     /// - Parameters:
     ///   - store: a store added to this coordinator.
-    ///   - url: the new file for `.sqlite` and `.atomic`, which must not exist; ignored for `.inMemory`.
+    ///   - url: the new file for `.sqlite` and `.atomic`, which must not exist; ignored for `.inMemory`; for a
+    ///     registered type that can be filled (`ObjectGraphPostgres`'s `.postgreSQL`), the store's server URL, where
+    ///     no store may be yet (the type fills it all or nothing, in one server transaction).
     ///   - options: how the new store is opened (read-only, SQLite pragmas).
     ///   - type: the new store's type.
     /// - Returns: the new store, added to the coordinator in the old one's place.
@@ -210,15 +215,25 @@ extension PersistentStoreCoordinator {
     ) throws(ObjectGraphError) -> PersistentStore {
         try requireAdded(store)
         _ = try options.validatedPragmas()
-        let destination = StoreFiles.resolved(url)
+        // A registered type that can be filled (a server database) is not a file: its restorer checks the URL.
+        let restorer = Self.storeRestorer(for: type)
+        let destination = restorer == nil ? StoreFiles.resolved(url) : url
         if type != .inMemory {
-            if let added = persistentStore(for: destination) { throw .storeAlreadyAdded(path: added.url?.path ?? url.path) }
-            guard !StoreFiles.status(of: destination).exists else { throw .destinationExists(path: destination.path) }
+            if let added = persistentStore(for: destination) { throw .storeAlreadyAdded(path: added.displayName) }
+            if restorer == nil, StoreFiles.status(of: destination).exists {
+                throw .destinationExists(path: destination.path)
+            }
         }
         let build = { () throws(ObjectGraphError) -> PersistentStore in
-            let replacement = try self.makeMigratedStore(from: store, type: type, at: destination, options: options)
+            let replacement: PersistentStore
+            if let restorer {
+                replacement = try self.makeRestoredStore(from: store, type: type, at: destination, options: options,
+                    restorer: restorer)
+            } else {
+                replacement = try self.makeMigratedStore(from: store, type: type, at: destination, options: options)
+            }
             guard self.exchange(store, for: replacement) else {
-                if let file = replacement.url {
+                if let file = replacement.url, file.isFileURL {
                     (replacement.backend as? SQLiteStore)?.closeConnections()
                     let copiedSupport = store.url.map {
                         store.type == .sqlite && StoreFiles.status(of: StoreFiles.supportDirectory(of: $0)).isDirectory

@@ -98,12 +98,12 @@ public final class StoreReplica: Sendable {
     /// The members of one relationship list of the copy (nil when it has none).
     public func relationshipList(forKey key: String) -> [ManagedObjectID]? { memory.state.withLock { $0.joins[key] } }
 
-    /// What a ``replaceAll(rows:lists:)`` changed: rows that came and went, and rows whose version or whose
-    /// relationship lists changed.
+    /// What a ``replaceAll(rows:lists:)`` changed: rows that came and went, and rows whose version, values or
+    /// relationships changed.
     public struct Difference: Sendable {
         /// Rows the copy did not hold.
         public var inserted: [ManagedObjectID] = []
-        /// Rows held at another version, or whose relationship lists changed.
+        /// Rows held at another version or with other values, or whose relationships changed.
         public var updated: [ManagedObjectID] = []
         /// Rows the copy held and no longer holds.
         public var deleted: [ManagedObjectID] = []
@@ -115,18 +115,21 @@ public final class StoreReplica: Sendable {
     @discardableResult
     public func replaceAllReportingDifference(rows: [RowSnapshot], lists: [String: [ManagedObjectID]]) -> Difference {
         let (oldRows, oldLists) = memory.state.withLock { ($0.rows, $0.joins) }
-        var before: [ManagedObjectID: Int64] = [:]
+        var before: [ManagedObjectID: InMemoryStore.Row] = [:]
         for (_, byKey) in oldRows {
-            for (key, row) in byKey { before[objectID(entityName: row.entityName, primaryKey: key)] = row.version }
+            for (key, row) in byKey { before[objectID(entityName: row.entityName, primaryKey: key)] = row }
         }
         var difference = Difference()
         var changed: Set<ManagedObjectID> = []
         for row in rows {
-            guard let version = before.removeValue(forKey: row.objectID) else {
+            guard let held = before.removeValue(forKey: row.objectID) else {
                 difference.inserted.append(row.objectID)
                 continue
             }
-            if version != row.version { changed.insert(row.objectID) }
+            // (Values too: a store replaced by another's contents may hold a different row at the same version.)
+            if held.version != row.version || held.values != row.values || held.toOne != row.toOne {
+                changed.insert(row.objectID)
+            }
         }
         difference.deleted = Array(before.keys)
         // A list that changed changes its owner (`Entity.relationship#key`, and its `#order` twin).

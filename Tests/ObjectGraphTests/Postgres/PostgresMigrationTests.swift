@@ -80,27 +80,20 @@ struct PostgresMigrationTests {
         #expect(try database.connection().execute(#"SELECT "ZNAME" FROM "ZPUBLISHER""#).map { $0.first ?? nil } == ["Acme"])
     }
 
-    @Test func aMigrationThatFailsLeavesTheDatabaseAsItWas() throws {
+    @Test func theLibraryMigratesThroughVersion2To3AsOnSQLite() throws {
+        // Version 3 turns Book.author into a to-many and Book.tags into a to-one: links move in the second step.
         let database = try PostgresTestDatabase()
+        let sqliteURL = directory.file("library.sqlite")
+        try MigrationFixtures.fillLibraryVersion1(MigrationFixtures.context(
+            try MigrationFixtures.open(sqliteURL, bundle: MigrationFixtures.library, version: "Library")))
         try MigrationFixtures.fillLibraryVersion1(MigrationFixtures.context(
             try Self.coordinator(database, bundle: MigrationFixtures.library, version: "Library")))
-        let admin = try database.connection()
-        let schema = #"SELECT table_name, column_name FROM information_schema.columns "#
-            + #"WHERE table_schema = current_schema() ORDER BY 1, 2"#
-        let before = try admin.execute(schema)
-        let rowsBefore = try admin.execute(#"SELECT * FROM "ZAUTHOR" ORDER BY "Z_PK""#)
-        let metadataBefore = try PostgresStore.metadata(at: database.url)
-        // Version 3 turns Book.author into a to-many: step 1 (to version 2) runs, then step 2 is refused.
-        #expect {
-            _ = try Self.coordinator(database, bundle: MigrationFixtures.library, version: "Library 3")
-        } throws: { error in
-            guard case .migrationNotInferable(_, let from, let to, _, _)? = error as? ObjectGraphError else { return false }
-            return from == "Library 2" && to == "Library 3"
-        }
-        #expect(try admin.execute(schema) == before)
-        #expect(try admin.execute(#"SELECT * FROM "ZAUTHOR" ORDER BY "Z_PK""#) == rowsBefore)
-        #expect(try PostgresStore.metadata(at: database.url).entityVersionHashes == metadataBefore.entityVersionHashes)
-        // Without automatic migration the store is refused as before.
+        let expected = try Self.contents(
+            try MigrationFixtures.open(sqliteURL, bundle: MigrationFixtures.library, version: "Library 3"))
+        #expect(try Self.contents(try Self.coordinator(database, bundle: MigrationFixtures.library, version: "Library 3"))
+            == expected)
+        #expect(try PostgresStore.metadata(at: database.url).modelVersionName == "Library 3")
+        // Without automatic migration an older version's client is refused.
         let model = try ModelBundle(contentsOf: MigrationFixtures.library).model(named: "Library 2")
         var options = PersistentStoreOptions()
         options.migratesAutomatically = false
@@ -108,7 +101,6 @@ struct PostgresMigrationTests {
             try PersistentStoreCoordinator(managedObjectModel: model).addPersistentStore(ofType: .postgreSQL,
                 configurationName: nil, at: database.url, options: options)
         }
-        #expect(try admin.execute(schema) == before)
     }
 
     @Test func renamesAndNewEntitiesAndRelationshipsMigrateAndAnOldClientIsTold() throws {
