@@ -127,7 +127,7 @@ extension PostgresStore {
             let root = model.rootEntity(of: entity).name
             highest[root] = max(highest[root] ?? 0, key)
         }
-        var external = ExternalWrites()
+        var external = ExternalWrites(store: identifier, opening: clientID, displayName: displayName)
         try writer.pipeline(insertStatements(inserts, reference: { $0.flatMap(PostgresReference.string) },
             external: &external, versions: versions) + external.statements)
         var keys: [String] = [], positions: [Int64] = [], members: [String] = []
