@@ -149,14 +149,36 @@ public final class StoreReplica: Sendable {
     /// Replaces everything the copy holds: `rows`, relationship `lists` by key, and the key counters.
     public func replaceAll(rows: [RowSnapshot], lists: [String: [ManagedObjectID]]) {
         var state = InMemoryStore.State()
-        for row in rows {
-            guard let entity = memory.model.entity(named: row.objectID.entityName), let key = row.objectID.primaryKey
-            else { continue }
-            let root = memory.root(entity)
-            state.rows[root, default: [:]][key] = InMemoryStore.Row(entityName: entity.name, values: row.values,
-                version: row.version, toOne: row.toOne)
-            state.maxPrimaryKey[root] = max(state.maxPrimaryKey[root] ?? 0, key)
+        // Rows come a table at a time: the entity's root is worked out when the entity changes, and each root's
+        // rows go into one dictionary of their own (a lookup of the model and two of the state per row took half
+        // of a PostgreSQL store's opening).
+        var entityName: String?
+        var entityRoot: String?
+        var root: String?
+        var held: [Int64: InMemoryStore.Row] = [:]
+        var highest: Int64 = 0
+        func flush() {
+            guard let root else { return }
+            state.rows[root] = held
+            state.maxPrimaryKey[root] = max(state.maxPrimaryKey[root] ?? 0, highest)
         }
+        for row in rows {
+            let name = row.objectID.entityName
+            if name != entityName {
+                entityName = name
+                entityRoot = memory.model.entity(named: name).map(memory.root)
+            }
+            guard let rowRoot = entityRoot, let key = row.objectID.primaryKey else { continue }
+            if rowRoot != root {
+                flush()
+                root = rowRoot
+                held = state.rows.removeValue(forKey: rowRoot) ?? [:]
+                highest = state.maxPrimaryKey[rowRoot] ?? 0
+            }
+            held[key] = InMemoryStore.Row(entityName: name, values: row.values, version: row.version, toOne: row.toOne)
+            highest = max(highest, key)
+        }
+        flush()
         state.joins = lists
         memory.state.withLock { $0 = state }
     }
