@@ -109,6 +109,63 @@ import Testing
         #expect(cache.count == 1)
     }
 
+    @Test func fetchedRowsReplaceOlderCachedOnesAndAddNone() throws {
+        var cache = RowCache()
+        let cached = ManagedObjectID(entityName: "Person", storeIdentifier: "S", primaryKey: 1)
+        let other = ManagedObjectID(entityName: "Person", storeIdentifier: "S", primaryKey: 2)
+        cache.insert(RowSnapshot(objectID: cached, values: [.string("two")], version: 2))
+        cache.replaceOlder(with: [RowSnapshot(objectID: cached, values: [.string("one")], version: 1),
+            RowSnapshot(objectID: other, values: [.string("x")], version: 1)], ifEpoch: cache.epoch)
+        #expect(cache.snapshot(for: cached)?.values == [.string("two")], "an older read never replaces")
+        #expect(cache.count == 1, "rows not cached stay out")
+        cache.replaceOlder(with: [RowSnapshot(objectID: cached, values: [.string("three")], version: 3)],
+            ifEpoch: cache.epoch &+ 1)
+        #expect(cache.snapshot(for: cached)?.version == 2, "a read that overlapped a delete changes nothing")
+        cache.replaceOlder(with: [RowSnapshot(objectID: cached, values: [.string("three")], version: 3)],
+            ifEpoch: cache.epoch)
+        #expect(cache.snapshot(for: cached)?.values == [.string("three")])
+    }
+
+    /// Another coordinator (another process) changes a row this coordinator has cached; a fetch reads the new
+    /// version, so turning the object into a fault and firing it shows the new values — as in Core Data, where a
+    /// fetch updates the row cache.
+    @Test func aRefreshAfterAFetchShowsAnotherCoordinatorsSave() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("refresh.sqlite")
+        let model = try TestModels.model()
+        func context() throws -> ManagedObjectContext {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+            try coordinator.addPersistentStore(ofType: .sqlite, configurationName: nil, at: url,
+                options: PersistentStoreOptions())
+            let context = ManagedObjectContext(concurrencyType: .privateQueue)
+            context.persistentStoreCoordinator = coordinator
+            return context
+        }
+        let writer = try context(), reader = try context()
+        let id = try writer.performAndWait {
+            let person = try writer.insertNewObject(forEntityName: "Person")
+            person.setValue(.string("one"), forKey: "lastName")
+            try writer.save()
+            return person.objectID
+        }
+        let person = try reader.performAndWait {
+            let person = try reader.existingObject(with: id)
+            #expect(person.value(forKey: "lastName") == .string("one"))
+            return person
+        }
+        try writer.performAndWait {
+            try writer.existingObject(with: id).setValue(.string("two"), forKey: "lastName")
+            try writer.save()
+        }
+        try reader.performAndWait {
+            reader.refresh(person, mergeChanges: false)
+            #expect(person.value(forKey: "lastName") == .string("one"), "without a fetch the cached row answers (stalenessInterval)")
+            _ = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Person"))
+            reader.refresh(person, mergeChanges: false)
+            #expect(person.value(forKey: "lastName") == .string("two"))
+        }
+    }
+
     @Test func evictionKeepsTheBoundAndTheRecentlyUsedRows() throws {
         var cache = RowCache()
         cache.capacity = 10

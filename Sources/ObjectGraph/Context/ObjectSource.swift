@@ -47,9 +47,13 @@ struct CoordinatorObjectSource: ObjectSource {
         entity: EntityDescription, predicate: FetchPredicate?, sortCriteria: [SortCriterion], limit: Int,
         offset: Int, includesSubentities: Bool, stores: [PersistentStore]?
     ) throws(ObjectGraphError) -> [RowSnapshot] {
-        try coordinator.mergedRows(
+        let epoch = coordinator.rowCache.withLock { $0.epoch }
+        let rows = try coordinator.mergedRows(
             entity: entity, predicate: predicate, sortCriteria: sortCriteria, limit: limit, offset: offset,
             includesSubentities: includesSubentities, affectedStores: stores)
+        // Newer versions than the cache holds (another process's or coordinator's saves) replace what it holds.
+        coordinator.rowCache.withLock { $0.replaceOlder(with: rows, ifEpoch: epoch) }
+        return rows
     }
 
     func fetchKeyedRows(

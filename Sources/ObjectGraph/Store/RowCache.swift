@@ -62,6 +62,21 @@ struct RowCache {
         for row in rows { insert(row) }
     }
 
+    /// Replaces the cached rows that `rows`, just read from a store, show to be older; adds none. What a fetch
+    /// read is the newest known state of the objects it found, so a fault fired afterwards (say after
+    /// `refresh(_:mergeChanges: false)`) must not go back to an older cached row, as Core Data's fetches update
+    /// its row cache too. Rows that are not cached stay out, so a large fetch evicts nothing that faults use.
+    mutating func replaceOlder(with rows: [RowSnapshot], ifEpoch expected: UInt64) {
+        guard epoch == expected, count > 0 else { return }
+        for row in rows {
+            if let index = young.index(forKey: row.objectID) {
+                if young.values[index].version < row.version { young.values[index] = row }
+            } else if !old.isEmpty, let index = old.index(forKey: row.objectID), old.values[index].version < row.version {
+                old.values[index] = row
+            }
+        }
+    }
+
     /// Records what a committed transaction wrote: rows it carries replace older versions; rows of objects it
     /// changed without carrying their values (batch requests, other writers) and deleted rows leave.
     mutating func apply(_ event: StoreCommitEvent) {

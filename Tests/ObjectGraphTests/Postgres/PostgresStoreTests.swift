@@ -165,6 +165,33 @@ struct PostgresStoreTests {
         }
     }
 
+    @Test func aRefreshAfterAFetchShowsAnotherClientsChange() throws {
+        let database = try PostgresTestDatabase()
+        let model = try Self.valuesModel()
+        let writer = Self.context(try database.coordinator(model: model))
+        let reader = Self.context(try database.coordinator(model: model))
+        let id = try writer.performAndWait {
+            let item = try writer.insertNewObject(forEntityName: "Item")
+            item.setValue(.string("one"), forKey: "text")
+            try writer.save()
+            return item.objectID
+        }
+        let item = try reader.performAndWait {
+            let item = try reader.existingObject(with: id)
+            #expect(item.value(forKey: "text") == .string("one"))
+            return item
+        }
+        try writer.performAndWait {
+            try writer.existingObject(with: id).setValue(.string("two"), forKey: "text")
+            try writer.save()
+        }
+        try reader.performAndWait {
+            _ = try reader.fetch(FetchRequest<ManagedObject>(entityName: "Item"))
+            reader.refresh(item, mergeChanges: false)
+            #expect(item.value(forKey: "text") == .string("two"))
+        }
+    }
+
     @Test func twoClientsNeverGetTheSameKey() throws {
         let database = try PostgresTestDatabase()
         let model = try Self.valuesModel()
