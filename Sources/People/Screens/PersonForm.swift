@@ -113,7 +113,8 @@ public struct PersonForm: Sendable {
     public mutating func setErrors(_ errors: [String: String]) {
         for index in fields.indices { fields[index].error = errors[fields[index].key] }
         let unknown = errors.filter { key, _ in !fields.contains { $0.key == key } }
-        generalError = unknown.isEmpty ? nil : unknown.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+        generalError = unknown.isEmpty ? nil : unknown.sorted { $0.key < $1.key }
+            .map { $0.key.isEmpty ? $0.value : "\($0.key): \($0.value)" }
             .joined(separator: "; ")
         if let first = fields.firstIndex(where: { $0.error != nil }) { focus = first }
     }
@@ -123,8 +124,10 @@ public struct PersonForm: Sendable {
     /// Draws the form as a box centred in `rect`.
     public func draw(into buffer: inout ScreenBuffer, in rect: TerminalRect, usesColors: Bool) {
         let labelWidth = 12
-        let lines = fields.count + fields.filter { $0.error != nil }.count + (generalError == nil ? 0 : 1) + 1
         let width = min(rect.width, 64)
+        // An error of the whole form (a save the store refused) is wrapped, at most four lines of it.
+        let generalLines = generalError.map { Array(DisplayWidth.wrapped($0, width: width - 4).prefix(4)) } ?? []
+        let lines = fields.count + fields.filter { $0.error != nil }.count + generalLines.count + 1
         let height = min(rect.height, lines + 2)
         guard width >= 20, height >= 3 else { return }
         let box = TerminalRect(x: rect.x + (rect.width - width) / 2, y: rect.y + (rect.height - height) / 2,
@@ -144,8 +147,8 @@ public struct PersonForm: Sendable {
                 y += 1
             }
         }
-        if let generalError, y < box.maxY - 1 {
-            buffer.write(generalError, at: box.x + 2, row: y, style: errorStyle, maxWidth: inner)
+        for line in generalLines where y < box.maxY - 1 {
+            buffer.write(line, at: box.x + 2, row: y, style: errorStyle, maxWidth: inner)
             y += 1
         }
         if y < box.maxY - 1 {
