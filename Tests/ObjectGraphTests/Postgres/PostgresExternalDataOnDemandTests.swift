@@ -320,7 +320,7 @@ struct PostgresExternalDataOnDemandTests {
     @Test func aReferenceSavedOnAnotherObjectIsCopied() throws {
         let database = try PostgresTestDatabase(), elsewhere = try PostgresTestDatabase()
         try Self.insertPhotos(1, in: database)
-        let foreignID = try #require(try Self.insertPhotos(3, in: elsewhere).last)
+        _ = try #require(try Self.insertPhotos(3, in: elsewhere).last)
         let coordinator = try Self.coordinator(database), foreignCoordinator = try Self.coordinator(elsewhere)
         let store = try Self.store(coordinator), foreign = try Self.store(foreignCoordinator)
         let entity = try #require(coordinator.managedObjectModel.entity(named: "Photo"))
