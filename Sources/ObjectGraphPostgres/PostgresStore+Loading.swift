@@ -78,12 +78,7 @@ extension PostgresStore {
             let metadata = StoreMetadata(storeType: PersistentStoreType.postgreSQL.rawValue, storeUUID: UUID().uuidString,
                 entityVersionHashes: model.entityVersionHashes, versionIdentifiers: model.versionIdentifiers.sorted(),
                 modelVersionName: model.versionName)
-            let plist: Data
-            do { plist = try metadata.propertyList() } catch {
-                throw ObjectGraphError.invalidStoreOption(name: "metadata", reason: "\(error)")
-            }
-            try writer.execute(#"INSERT INTO "Z_METADATA" ("Z_UUID", "Z_PLIST") VALUES ($1, $2)"#,
-                [metadata.storeUUID, PostgresValueCoding.encode(.binary(plist), as: .binary)])
+            try insertMetadata(metadata, on: writer)
             try writer.execute("COMMIT")
             return metadata
         } catch {

@@ -25,4 +25,15 @@ extension PostgresStore {
         }
         return metadata
     }
+
+    /// Writes `metadata` as the store's one `Z_METADATA` row (a store being created, or filled by a restore), in
+    /// the caller's transaction.
+    static func insertMetadata(_ metadata: StoreMetadata, on connection: PostgresConnection) throws(ObjectGraphError) {
+        let plist: Data
+        do { plist = try metadata.propertyList() } catch {
+            throw ObjectGraphError.invalidStoreOption(name: "metadata", reason: "\(error)")
+        }
+        try connection.execute(#"INSERT INTO "Z_METADATA" ("Z_UUID", "Z_PLIST") VALUES ($1, $2)"#,
+            [metadata.storeUUID, PostgresValueCoding.encode(.binary(plist), as: .binary)])
+    }
 }

@@ -69,12 +69,7 @@ extension PostgresStore {
                 storeUUID: request.storeIdentifier, entityVersionHashes: model.entityVersionHashes,
                 versionIdentifiers: model.versionIdentifiers.sorted(), userInfo: request.userInfo,
                 modelVersionName: model.versionName)
-            let plist: Data
-            do { plist = try metadata.propertyList() } catch {
-                throw ObjectGraphError.invalidStoreOption(name: "metadata", reason: "\(error)")
-            }
-            try connection.execute(#"INSERT INTO "Z_METADATA" ("Z_UUID", "Z_PLIST") VALUES ($1, $2)"#,
-                [metadata.storeUUID, PostgresValueCoding.encode(.binary(plist), as: .binary)])
+            try insertMetadata(metadata, on: connection)
             if hasTables {
                 // The log described the old contents: it goes, recorded as a purge through a new transaction number,
                 // so that every connected client (told on the old store's channel) reads all rows again.

@@ -230,17 +230,7 @@ extension PostgresWorkload {
         }
         defer { token.cancel() }
         let delegate = TimingDelegate(log: arrivals)
-        let view = ManagedObjectContext(concurrencyType: .mainQueue)
-        let controller: FetchedResultsController<ManagedObject> = try MainQueue.sync {
-            view.persistentStoreCoordinator = watching
-            view.automaticallyMergesChangesFromParent = true
-            var request = PersonModel.listRequest()
-            request.fetchBatchSize = 50
-            let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: view)
-            controller.delegate = delegate
-            try controller.performFetch()
-            return controller
-        }
+        let controller = try RemoteChangeWorkload.mergingListController(on: watching, delegate: delegate)
         var started: [Double] = []
         for index in 0..<commits {
             let rows = generator.people(10)

@@ -82,17 +82,7 @@ public enum RemoteChangeWorkload {
         }
         defer { token.cancel() }
         let delegate = TimingDelegate(log: arrivals)
-        let view = ManagedObjectContext(concurrencyType: .mainQueue)
-        let controller: FetchedResultsController<ManagedObject> = try MainQueue.sync {
-            view.persistentStoreCoordinator = coordinator
-            view.automaticallyMergesChangesFromParent = true
-            var request = PersonModel.listRequest()
-            request.fetchBatchSize = 50
-            let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: view)
-            controller.delegate = delegate
-            try controller.performFetch()
-            return controller
-        }
+        let controller = try mergingListController(on: coordinator, delegate: delegate)
         let process = Process()
         process.executableURL = child.executable
         process.arguments = child.arguments
@@ -174,6 +164,26 @@ final class ArrivalLog: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return times[keyPath: list]
+    }
+}
+
+extension RemoteChangeWorkload {
+    /// A controller of the people list (50 per batch) on a new main-queue context of `coordinator` that merges
+    /// automatically, fetched, telling `delegate`. Call it off the main thread with the main queue running.
+    static func mergingListController(on coordinator: PersistentStoreCoordinator, delegate: TimingDelegate) throws
+        -> FetchedResultsController<ManagedObject>
+    {
+        let view = ManagedObjectContext(concurrencyType: .mainQueue)
+        return try MainQueue.sync {
+            view.persistentStoreCoordinator = coordinator
+            view.automaticallyMergesChangesFromParent = true
+            var request = PersonModel.listRequest()
+            request.fetchBatchSize = 50
+            let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: view)
+            controller.delegate = delegate
+            try controller.performFetch()
+            return controller
+        }
     }
 }
 
