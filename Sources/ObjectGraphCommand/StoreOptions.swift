@@ -19,6 +19,11 @@ struct StoreOptions: ParsableArguments {
     /// How messages name the store: the path, or the connection URI without its password.
     var displayName: String { PostgresStore.isConnectionURI(store) ? StoreURL.redacted(storeURL) : store }
 
+    /// Refuses a `postgresql://` store that is not a valid URI, instead of taking it for a file name (which
+    /// would print its password in the error, or create a file of that name).
+    func validate() throws {
+        try StoreOpener.checkConnectionURI(store, option: "--store")
+    }
 
     /// Loads the model.
     func loadModel() throws(CommandFailure) -> ManagedObjectModel {
@@ -54,7 +59,7 @@ enum StoreOpener {
     static func openContext(model: ManagedObjectModel, storeURL: URL, creating: Bool, writing: Bool = false)
         throws(CommandFailure) -> ManagedObjectContext
     {
-        if !storeURL.isFileURL { return try openServerContext(model: model, storeURL: storeURL) }
+        if !storeURL.isFileURL { return try openServerContext(model: model, storeURL: storeURL, creating: creating) }
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: storeURL.path, isDirectory: &isDirectory)
         if isDirectory.boolValue {
@@ -91,10 +96,29 @@ extension StoreOpener {
         return URL(fileURLWithPath: store)
     }
 
-    /// Adds the PostgreSQL database at `storeURL` to a new coordinator for `model` (creating its tables when they
-    /// are missing) and returns a private-queue context on it. Errors name the database without its password.
-    static func openServerContext(model: ManagedObjectModel, storeURL: URL) throws(CommandFailure) -> ManagedObjectContext {
+    /// Throws when `store` starts like a PostgreSQL connection URI but is not a valid URI. The message does not
+    /// repeat the argument, which may hold a password.
+    static func checkConnectionURI(_ store: String, option: String) throws(CommandFailure) {
+        guard PostgresStore.isConnectionURI(store), URL(string: store) == nil else { return }
+        throw CommandFailure("\(option) is not a valid postgresql:// URI (postgresql://user@host:port/database; "
+            + "percent-encode special characters)")
+    }
+
+    /// Adds the PostgreSQL database at `storeURL` to a new coordinator for `model` and returns a private-queue
+    /// context on it. A database without ObjectGraph's tables gets them when `creating` (import); otherwise it is
+    /// refused, as a missing file is, so that reading a wrong database never turns it into a store (which a
+    /// restore into it would then refuse). Errors name the database without its password.
+    static func openServerContext(model: ManagedObjectModel, storeURL: URL, creating: Bool) throws(CommandFailure)
+        -> ManagedObjectContext
+    {
         PostgresStore.register()
+        if !creating {
+            do {
+                _ = try PostgresStore.metadata(at: storeURL)
+            } catch {
+                throw CommandFailure("cannot open the store \(StoreURL.redacted(storeURL)): \(error)")
+            }
+        }
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         do {
             try coordinator.addPersistentStore(ofType: .postgreSQL, configurationName: nil, at: storeURL,
