@@ -45,6 +45,9 @@ struct StoreOptions: ParsableArguments {
 
 /// Opening a store file for a model, with the tool's error messages.
 enum StoreOpener {
+    /// What an error about a store of another model version adds: `import` and `query` never migrate.
+    static let migrateHint = "(objectgraph migrate --dry-run shows whether it can be migrated)"
+
     /// The author every change the tool makes records in the persistent history.
     static let transactionAuthor = "objectgraph"
 
@@ -75,9 +78,8 @@ enum StoreOpener {
             try coordinator.addPersistentStore(ofType: StoreFileType.of(storeURL), configurationName: nil, at: storeURL,
                 options: options)
         } catch {
-            if case .incompatibleModel = error {
-                throw CommandFailure("cannot open the store \(storeURL.path): \(error) "
-                    + "(objectgraph migrate --dry-run shows whether it can be migrated)")
+            if error.isIncompatibleModel {
+                throw CommandFailure("cannot open the store \(storeURL.path): \(error) \(migrateHint)")
             }
             throw CommandFailure("cannot open the store \(storeURL.path): \(error)")
         }
@@ -124,12 +126,21 @@ extension StoreOpener {
             try coordinator.addPersistentStore(ofType: .postgreSQL, configurationName: nil, at: storeURL,
                 options: PersistentStoreOptions(migratesAutomatically: false))
         } catch {
-            throw CommandFailure("cannot open the store \(StoreURL.redacted(storeURL)): \(error)")
+            throw CommandFailure("cannot open the store \(StoreURL.redacted(storeURL)): \(error)"
+                + (error.isIncompatibleModel ? " " + migrateHint : ""))
         }
         let context = ManagedObjectContext(concurrencyType: .privateQueue)
         context.name = "objectgraph"
         context.transactionAuthor = transactionAuthor
         context.persistentStoreCoordinator = coordinator
         return context
+    }
+}
+
+private extension ObjectGraphError {
+    /// Whether the store was written for another model (version).
+    var isIncompatibleModel: Bool {
+        if case .incompatibleModel = self { return true }
+        return false
     }
 }

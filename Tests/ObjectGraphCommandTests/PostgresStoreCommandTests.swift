@@ -144,6 +144,9 @@ struct PostgresStoreCommandTests {
 
         let refused = try ObjectGraphTool.run(["query", "--model", bundle.path, "--store", store, "--entity", "Author"])
         #expect(refused.status != 0)
+        // (It points at migrate, as for a file: query and import never migrate.)
+        #expect(refused.standardError.contains("(objectgraph migrate --dry-run shows whether it can be migrated)"),
+            "\(refused.standardError)")
         let dryRun = try ObjectGraphTool.succeed(["migrate", "--model", bundle.path, "--store", store, "--dry-run"])
         #expect(dryRun.contains("Would migrate \(Self.shown(store)) from Library to Library 2:"), "\(dryRun)")
         #expect(dryRun.contains("attribute renamed: Author.name → fullName"))
