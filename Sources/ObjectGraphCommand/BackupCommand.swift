@@ -8,7 +8,8 @@ import ObjectGraphPostgres
 struct BackupCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "backup",
-        abstract: "Copy a store to a new file with SQLite's online backup, safely while it is in use.",
+        abstract: "Copy a store to a new file with SQLite's online backup (safely while it is in use), or "
+            + "between a PostgreSQL database and a store file.",
         discussion: """
             The store is opened and checked against the model first, so a file that is not a store \
             (an empty file included), or a store written for another model, is refused. The copy is one consistent snapshot \
@@ -41,7 +42,7 @@ struct BackupCommand: ParsableCommand {
         "The file to write the copy to, or a postgresql:// database to restore the store file into.", valueName: "path"))
     var destination: String
 
-    @Flag(name: .long, help: "Overwrite PATH when it is an existing store.")
+    @Flag(name: .long, help: "Overwrite PATH when it is an existing store (with --to postgresql://…, replace the database's store).")
     var force = false
 
     func run() throws {

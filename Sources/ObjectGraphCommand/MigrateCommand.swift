@@ -31,6 +31,10 @@ struct MigrateCommand: ParsableCommand {
     @Flag(name: .long, help: "Report the inferred steps without changing the store.")
     var dryRun = false
 
+    func validate() throws {
+        try StoreOpener.checkConnectionURI(store, option: "--store")
+    }
+
     func run() throws {
         let server = PostgresStore.isConnectionURI(store) ? URL(string: store) : nil
         let storeURL = server ?? URL(fileURLWithPath: store)

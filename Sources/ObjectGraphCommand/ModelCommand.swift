@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ObjectGraph
+import ObjectGraphPostgres
 
 /// `objectgraph model`: lists a model's entities, properties, fetch requests and configurations.
 struct ModelCommand: ParsableCommand {
@@ -30,6 +31,11 @@ struct ModelCommand: ParsableCommand {
         case (nil, nil): throw ValidationError("Give a model PATH or --from-store STORE.")
         case (_?, _?): throw ValidationError("Give a model PATH or --from-store STORE, not both.")
         default: break
+        }
+        // (Said without repeating the URI, which may hold a password.)
+        if let fromStore, PostgresStore.isConnectionURI(fromStore) {
+            throw CommandFailure("--from-store reads the model cache of a Core Data store file; a PostgreSQL "
+                + "store has none: give the model file instead")
         }
     }
 

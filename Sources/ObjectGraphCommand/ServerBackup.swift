@@ -30,7 +30,7 @@ enum ServerBackup {
                 }
             }
         }
-        let context = try StoreOpener.openServerContext(model: model, storeURL: storeURL)
+        let context = try StoreOpener.openServerContext(model: model, storeURL: storeURL, creating: false)
         guard let coordinator = context.persistentStoreCoordinator, let store = coordinator.persistentStores.first else {
             throw CommandFailure("cannot open the store \(name): it was not added")
         }

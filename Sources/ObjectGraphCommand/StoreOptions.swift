@@ -19,6 +19,11 @@ struct StoreOptions: ParsableArguments {
     /// How messages name the store: the path, or the connection URI without its password.
     var displayName: String { PostgresStore.isConnectionURI(store) ? StoreURL.redacted(storeURL) : store }
 
+    /// Refuses a `postgresql://` store that is not a valid URI, instead of taking it for a file name (which
+    /// would print its password in the error, or create a file of that name).
+    func validate() throws {
+        try StoreOpener.checkConnectionURI(store, option: "--store")
+    }
 
     /// Loads the model.
     func loadModel() throws(CommandFailure) -> ManagedObjectModel {
@@ -40,6 +45,9 @@ struct StoreOptions: ParsableArguments {
 
 /// Opening a store file for a model, with the tool's error messages.
 enum StoreOpener {
+    /// What an error about a store of another model version adds: `import` and `query` never migrate.
+    static let migrateHint = "(objectgraph migrate --dry-run shows whether it can be migrated)"
+
     /// The author every change the tool makes records in the persistent history.
     static let transactionAuthor = "objectgraph"
 
@@ -54,7 +62,7 @@ enum StoreOpener {
     static func openContext(model: ManagedObjectModel, storeURL: URL, creating: Bool, writing: Bool = false)
         throws(CommandFailure) -> ManagedObjectContext
     {
-        if !storeURL.isFileURL { return try openServerContext(model: model, storeURL: storeURL) }
+        if !storeURL.isFileURL { return try openServerContext(model: model, storeURL: storeURL, creating: creating) }
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: storeURL.path, isDirectory: &isDirectory)
         if isDirectory.boolValue {
@@ -70,9 +78,8 @@ enum StoreOpener {
             try coordinator.addPersistentStore(ofType: StoreFileType.of(storeURL), configurationName: nil, at: storeURL,
                 options: options)
         } catch {
-            if case .incompatibleModel = error {
-                throw CommandFailure("cannot open the store \(storeURL.path): \(error) "
-                    + "(objectgraph migrate --dry-run shows whether it can be migrated)")
+            if error.isIncompatibleModel {
+                throw CommandFailure("cannot open the store \(storeURL.path): \(error) \(migrateHint)")
             }
             throw CommandFailure("cannot open the store \(storeURL.path): \(error)")
         }
@@ -91,21 +98,49 @@ extension StoreOpener {
         return URL(fileURLWithPath: store)
     }
 
-    /// Adds the PostgreSQL database at `storeURL` to a new coordinator for `model` (creating its tables when they
-    /// are missing) and returns a private-queue context on it. Errors name the database without its password.
-    static func openServerContext(model: ManagedObjectModel, storeURL: URL) throws(CommandFailure) -> ManagedObjectContext {
+    /// Throws when `store` starts like a PostgreSQL connection URI but is not a valid URI. The message does not
+    /// repeat the argument, which may hold a password.
+    static func checkConnectionURI(_ store: String, option: String) throws(CommandFailure) {
+        guard PostgresStore.isConnectionURI(store), URL(string: store) == nil else { return }
+        throw CommandFailure("\(option) is not a valid postgresql:// URI (postgresql://user@host:port/database; "
+            + "percent-encode special characters)")
+    }
+
+    /// Adds the PostgreSQL database at `storeURL` to a new coordinator for `model` and returns a private-queue
+    /// context on it. A database without ObjectGraph's tables gets them when `creating` (import); otherwise it is
+    /// refused, as a missing file is, so that reading a wrong database never turns it into a store (which a
+    /// restore into it would then refuse). Errors name the database without its password.
+    static func openServerContext(model: ManagedObjectModel, storeURL: URL, creating: Bool) throws(CommandFailure)
+        -> ManagedObjectContext
+    {
         PostgresStore.register()
+        if !creating {
+            do {
+                _ = try PostgresStore.metadata(at: storeURL)
+            } catch {
+                throw CommandFailure("cannot open the store \(StoreURL.redacted(storeURL)): \(error)")
+            }
+        }
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         do {
             try coordinator.addPersistentStore(ofType: .postgreSQL, configurationName: nil, at: storeURL,
                 options: PersistentStoreOptions(migratesAutomatically: false))
         } catch {
-            throw CommandFailure("cannot open the store \(StoreURL.redacted(storeURL)): \(error)")
+            throw CommandFailure("cannot open the store \(StoreURL.redacted(storeURL)): \(error)"
+                + (error.isIncompatibleModel ? " " + migrateHint : ""))
         }
         let context = ManagedObjectContext(concurrencyType: .privateQueue)
         context.name = "objectgraph"
         context.transactionAuthor = transactionAuthor
         context.persistentStoreCoordinator = coordinator
         return context
+    }
+}
+
+private extension ObjectGraphError {
+    /// Whether the store was written for another model (version).
+    var isIncompatibleModel: Bool {
+        if case .incompatibleModel = self { return true }
+        return false
     }
 }

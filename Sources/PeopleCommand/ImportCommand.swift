@@ -21,7 +21,7 @@ struct ImportCommand: ParsableCommand {
             the chosen --stack.
             """)
 
-    @Argument(help: "The JSON or CSV file.")
+    @Argument(help: "The JSON, JSON Lines (.jsonl, .ndjson) or CSV file.")
     var file: String
 
     @OptionGroup var storeOption: StoreOption

@@ -23,6 +23,14 @@ struct ModelCommandTests {
         return try #require(properties.first { $0["name"] as? String == name }, "no \(kind) \(name)")
     }
 
+    @Test("--from-store with a PostgreSQL URI says it needs a store file, without the URI's password")
+    func fromStoreRefusesADatabaseWithoutItsPassword() throws {
+        let result = try ObjectGraphTool.run(["model", "--from-store", "postgresql://someone:s3cr3t-w0rd@127.0.0.1:1/x"])
+        #expect(result.status == 1, "\(result.statusDescription)")
+        #expect(result.standardError.contains("a PostgreSQL store has none"), "\(result.standardError)")
+        #expect(!(result.standardError + result.standardOutput).contains("s3cr3t-w0rd"), "\(result.standardError)")
+    }
+
     @Test("attributes with the text search index (Xcode's Index in Spotlight) say so, in JSON and text")
     func textIndex() throws {
         let output = try ObjectGraphTool.succeed(["model", ModelFixtures.people.path, "--json"])

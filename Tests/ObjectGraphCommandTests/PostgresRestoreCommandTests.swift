@@ -56,7 +56,7 @@ struct PostgresRestoreCommandTests {
 
         // A client connected to the database (its coordinator follows the store).
         let databaseURL = try #require(URL(string: database))
-        let client = try StoreOpener.openServerContext(model: try ModelFile.load(model), storeURL: databaseURL)
+        let client = try StoreOpener.openServerContext(model: try ModelFile.load(model), storeURL: databaseURL, creating: false)
         let coordinator = try #require(client.persistentStoreCoordinator)
         func clientNames() throws -> [String] {
             // (A new context each time: objects a context holds keep their values until it is told of a change.)

@@ -127,7 +127,7 @@ struct PostgresStoreCommandTests {
         let database = try ScratchDatabase()
         defer { withExtendedLifetime(database) {} }
         let store = database.uri
-        // The Library fixture's first two versions (version 3 changes cardinalities, which PostgreSQL refuses).
+        // The Library fixture's first two versions (enough for the command; version 3 is the migration tests').
         let bundle = folder.file("Library.xcdatamodeld")
         try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
         for version in ["Library", "Library 2"] {
@@ -144,6 +144,9 @@ struct PostgresStoreCommandTests {
 
         let refused = try ObjectGraphTool.run(["query", "--model", bundle.path, "--store", store, "--entity", "Author"])
         #expect(refused.status != 0)
+        // (It points at migrate, as for a file: query and import never migrate.)
+        #expect(refused.standardError.contains("(objectgraph migrate --dry-run shows whether it can be migrated)"),
+            "\(refused.standardError)")
         let dryRun = try ObjectGraphTool.succeed(["migrate", "--model", bundle.path, "--store", store, "--dry-run"])
         #expect(dryRun.contains("Would migrate \(Self.shown(store)) from Library to Library 2:"), "\(dryRun)")
         #expect(dryRun.contains("attribute renamed: Author.name → fullName"))
@@ -161,6 +164,28 @@ struct PostgresStoreCommandTests {
         #expect(again.contains("already at model version Library 2"), "\(again)")
     }
 
+    /// Only `import` turns a database without ObjectGraph's tables into a store: the commands that read or change
+    /// a store refuse it, as they refuse a missing file, and leave it without tables (so a restore still fills it).
+    @Test(.enabled(if: baseURI != nil && psql != nil, "needs OBJECTGRAPH_TEST_POSTGRES (source .ci/postgres.sh) and psql"))
+    func commandsOtherThanImportRefuseADatabaseWithoutTables() throws {
+        let database = try ScratchDatabase()
+        defer { withExtendedLifetime(database) {} }
+        let store = database.uri
+        let model = try ModelFixtures.catalog(in: folder.url).path
+        for command in [["query", "--entity", "Shelf"], ["export", "--entity", "Shelf"], ["history"],
+            ["update", "--entity", "Shelf", "--where", "TRUEPREDICATE", "--set", "name=x"],
+            ["delete", "--entity", "Shelf", "--where", "TRUEPREDICATE"], ["store-info"]]
+        {
+            let result = try ObjectGraphTool.run([command[0], "--model", model, "--store", store] + command.dropFirst())
+            #expect(result.status == 1, "\(command): \(result.statusDescription)")
+            #expect(result.standardError.contains("the database has no ObjectGraph tables"), "\(command): \(result.standardError)")
+        }
+        let file = try folder.write(#"[{"name": "Oak", "capacity": 12}]"#, to: "shelves.json")
+        try ObjectGraphTool.succeed(["import", "--model", model, "--store", store, "--entity", "Shelf", file.path])
+        let count = try ObjectGraphTool.succeed(["query", "--model", model, "--store", store, "--entity", "Shelf", "--count"])
+        #expect(count == "1\n")
+    }
+
     @Test func aPasswordInTheURIIsNeverPrinted() throws {
         let model = try ModelFixtures.catalog(in: folder.url).path
         let result = try ObjectGraphTool.run(["query", "--model", model, "--store",
@@ -168,5 +193,20 @@ struct PostgresStoreCommandTests {
         #expect(result.status != 0)
         #expect(result.standardError.contains("postgresql://someone:***@127.0.0.1:1/nothing"), "\(result.standardError)")
         #expect(!(result.standardError + result.standardOutput).contains("s3cr3t-w0rd"))
+    }
+
+    /// A `postgresql://` store that is not a valid URI (a bad host or port) is refused as such, by every command,
+    /// without its password and without a file of that name being opened or created.
+    @Test(arguments: [["query", "--entity", "Shelf"], ["import", "--entity", "Shelf", "rows.json"], ["store-info"],
+        ["export", "--entity", "Shelf"], ["migrate", "--dry-run"]])
+    func aMalformedURIIsRefusedWithoutItsPassword(_ command: [String]) throws {
+        let model = try ModelFixtures.catalog(in: folder.url).path
+        for store in ["postgresql://someone:s3cr3t-w0rd@[bad/nothing", "postgres://someone:s3cr3t-w0rd@127.0.0.1:port/x"] {
+            let result = try ObjectGraphTool.run([command[0], "--model", model, "--store", store] + command.dropFirst())
+            #expect(result.status != 0)
+            #expect(result.standardError.contains("--store is not a valid postgresql:// URI"), "\(result.standardError)")
+            #expect(!(result.standardError + result.standardOutput).contains("s3cr3t-w0rd"), "\(result.standardError)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: "postgresql:") && !FileManager.default.fileExists(atPath: "postgres:"))
     }
 }

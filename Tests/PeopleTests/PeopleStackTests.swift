@@ -20,6 +20,17 @@ import TerminalTableView
         #expect(PeopleStack.Kind.allCases.map(\.description) == ["siblings", "nested", "writer-main-worker"])
     }
 
+    /// `--store` arguments that look like a PostgreSQL URI but are not one are told apart (the command refuses
+    /// them) rather than taken for a file name.
+    @Test func malformedConnectionURIsAreToldApart() {
+        #expect(PeopleStack.isMalformedConnectionURI("postgresql://me:pw@[bad/people"))
+        #expect(PeopleStack.isMalformedConnectionURI("postgres://me:pw@db:port/people"))
+        #expect(!PeopleStack.isMalformedConnectionURI("postgresql://me@db.example.com:5432/people"))
+        #expect(!PeopleStack.isMalformedConnectionURI("postgresql://me@db.example.com/people?sslmode=require"))
+        #expect(!PeopleStack.isMalformedConnectionURI("/tmp/people.sqlite"))
+        #expect(!PeopleStack.isMalformedConnectionURI("people [old].sqlite"))
+    }
+
     @Test(arguments: PeopleStack.Kind.allCases)
     func contextsAreWiredAsTheStackSays(kind: PeopleStack.Kind) throws {
         let store = TemporaryStore()

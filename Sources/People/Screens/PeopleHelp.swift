@@ -14,7 +14,7 @@ enum PeopleHelp {
         ("Esc", "clear the filter; close a view"),
         ("s", "sort and section by last name, first name, city or age"),
         ("i", "import 10,000 generated people in the background"),
-        ("I", "import a JSON or CSV file in the background"),
+        ("I", "import a JSON, JSON Lines or CSV file in the background"),
         ("n  e  d", "new person, edit, delete (asks first)"),
         ("D", "delete everyone the filter shows (asks first; no undo)"),
         ("u", "undo your last add, edit or delete"),

@@ -34,6 +34,13 @@ public final class PeopleStack: Sendable {
         if PostgresStore.isConnectionURI(argument), let url = URL(string: argument) { return url }
         return URL(fileURLWithPath: argument)
     }
+
+    /// Whether `argument` starts like a PostgreSQL connection URI (`postgresql://`, `postgres://`) but is not a valid
+    /// URI (a bad host or port, say): ``storeURL(for:)`` would take it for a file name, so the command refuses it.
+    public static func isMalformedConnectionURI(_ argument: String) -> Bool {
+        PostgresStore.isConnectionURI(argument) && URL(string: argument) == nil
+    }
+
     /// Carries saves down to disk after a commit, and reports what fails there.
     let pipeline: CommitPipeline
 
