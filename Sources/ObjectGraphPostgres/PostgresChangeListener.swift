@@ -114,8 +114,14 @@ extension PostgresStore {
                 }
                 follow(storeUUID: metadata.storeUUID)
             }
-            let changes = try reloadAllReportingChanges(on: connection)
-            return changes.inserted.isEmpty && changes.updated.isEmpty && changes.deleted.isEmpty ? [] : [changes]
+            // A restore (not only a purge) since this client's last transaction: rows may have gone back to older
+            // versions, so the reload is reported as the contents replaced, not as a difference.
+            // (A database from before restores has no Z_RESTORED, and a read-only client does not add it.)
+            let restored = ((try? restoredThrough(on: connection)) ?? 0) > lastTransaction
+            var changes = try reloadAllReportingChanges(on: connection)
+            changes.replacesContents = restored
+            return !restored && changes.inserted.isEmpty && changes.updated.isEmpty && changes.deleted.isEmpty
+                ? [] : [changes]
         }
         var commits: [RemoteCommit] = []
         for row in rows {

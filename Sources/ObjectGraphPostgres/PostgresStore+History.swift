@@ -85,6 +85,13 @@ extension PostgresStore: PersistentHistoryStore {
         return rows.first?[0].flatMap { $0 }.flatMap { Int64($0) } ?? 0
     }
 
+    /// The transaction number through which a restore last replaced the store's contents (`Z_RESTORED`; 0 when
+    /// none did).
+    func restoredThrough(on connection: PostgresConnection) throws(ObjectGraphError) -> Int64 {
+        let rows = try connection.execute(#"SELECT coalesce((SELECT "Z_THROUGH" FROM "Z_RESTORED"), 0)"#)
+        return rows.first?[0].flatMap { $0 }.flatMap { Int64($0) } ?? 0
+    }
+
     /// The `Z_CHANGES` rows `condition` selects, oldest first, as history transactions.
     private func history(_ condition: String, _ parameters: [String?]) throws(ObjectGraphError)
         -> [PersistentHistoryTransaction]

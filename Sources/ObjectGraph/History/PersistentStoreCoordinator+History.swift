@@ -156,6 +156,17 @@ extension PersistentStoreCoordinator {
             return
         }
         let token = commit.transactionNumber.map { HistoryToken(storeIdentifier: storeIdentifier, transactionNumber: $0) }
+        if commit.replacesContents {
+            // Another client restored a backup over the store: what changed is not known object by object.
+            rowCache.withLock { $0.removeAll() }
+            emit(StoreCommitEvent(storeIdentifier: storeIdentifier, origin: .otherProcess(processID: commit.processID),
+                kind: .contentsReplaced, inserted: [], updated: [:], deleted: []))
+            var userInfo: [String: Any] = [StoreCommitEvent.storeUUIDKey: storeIdentifier]
+            if let url { userInfo[StoreCommitEvent.storeURLKey] = url }
+            if let token { userInfo[StoreCommitEvent.historyTokenKey] = token }
+            NotificationCenter.default.post(name: .persistentStoreRemoteChange, object: self, userInfo: userInfo)
+            return
+        }
         var inserted = Set(commit.inserted)
         let deleted = Set(commit.deleted)
         let both = inserted.intersection(deleted)

@@ -120,6 +120,11 @@ public struct RemoteCommit: Sendable {
     /// coordinator then reports ``StoreCommitEvent/Kind/migration`` and refuses saves (see
     /// ``PersistentStoreCoordinator/storeMigratedElsewhere(_:)``).
     public var migratedMetadata: StoreMetadata?
+    /// Whether the store's contents were replaced wholesale (a backup restored over them): rows may have gone back
+    /// to older versions or taken other values at the same version, so the coordinator empties its row cache and
+    /// reports ``StoreCommitEvent/Kind/contentsReplaced``, after which merging contexts refresh every object,
+    /// instead of a commit of these objects.
+    public var replacesContents = false
 
     /// A commit that changed these objects.
     public init(

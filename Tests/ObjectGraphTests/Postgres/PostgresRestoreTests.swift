@@ -182,14 +182,10 @@ struct PostgresRestoreTests {
         let metadata = try PostgresStore.restore(backupStore, of: backup, to: database.url, replacingExisting: true)
         #expect(metadata.storeUUID == backupStore.identifier)
         #expect(metadata.storeUUID != oldUUID)
-        // The connected client hears of it (one commit with the difference) and holds the backup's rows.
+        // The connected client hears of it (the contents replaced) and holds the backup's rows.
         #expect(arrived.wait(timeout: .now() + 30) == .success)
         let replacement = try #require(events.withLock { $0.first })
-        // (Owners 1 and 2 are other objects at the same keys and versions: reported as updated.)
-        #expect(replacement.deletedObjectIDs.isEmpty)
-        #expect(Set(replacement.updatedObjectIDs.keys.map { "\($0.entityName)/\($0.primaryKey ?? -1)" })
-            == ["Owner/1", "Owner/2"])
-        #expect(replacement.insertedObjectIDs.count == expected.count - 2)
+        #expect(replacement.kind == .contentsReplaced)
         #expect(try Self.graph(first) == expected)
 
         // It follows the restored store from now on: a new client's commit reaches it.
@@ -209,6 +205,40 @@ struct PostgresRestoreTests {
             try context.save()
         }
         #expect(try Self.graph(try client(database)).contains { $0.contains(" fromFirst ") })
+    }
+
+    /// A restore can put other values at a key with the same version (or an older version), which a commit of
+    /// changed objects would not refresh: connected clients hear of it as the contents replaced, and a context
+    /// that merges automatically shows the restored values.
+    @Test func aReplacementIsReportedAsContentsReplacedAndMergingContextsShowIt() throws {
+        let database = try PostgresTestDatabase()
+        let first = try client(database, remoteChanges: true)
+        let viewer = MigrationFixtures.context(first)
+        viewer.automaticallyMergesChangesFromParent = true
+        let owner = try viewer.performAndWait {
+            let owner = try viewer.insertNewObject(forEntityName: "Owner")
+            owner["name"] = "old"
+            try viewer.save()
+            return owner
+        }
+        // Registered after the viewer's, so the viewer's merge is queued before the test wakes.
+        let events = Locked<[StoreCommitEvent]>([])
+        let arrived = DispatchSemaphore(value: 0)
+        let token = first.addCommitObserver { event in
+            guard event.origin.isRemote else { return }
+            events.withLock { $0.append(event) }
+            arrived.signal()
+        }
+        defer { token.cancel() }
+        let backup = try sqliteStore("backup.sqlite", prefix: "b", seed: 23)
+        let backupStore = try #require(backup.persistentStores.first)
+        _ = try PostgresStore.restore(backupStore, of: backup, to: database.url, replacingExisting: true)
+        #expect(arrived.wait(timeout: .now() + 30) == .success)
+        #expect(events.withLock { $0.map(\.kind) } == [.contentsReplaced])
+        while viewer.hasQueuedMerges { viewer.performAndWait {} }
+        // Owner 1 is the backup's first owner now, at the same key and version as "old" was.
+        let name: String? = viewer.performAndWait { owner["name"] }
+        #expect(name == "bo0")
     }
 
     @Test func aSaveMadeBeforeAClientReadTheReplacementIsRefused() throws {
