@@ -38,6 +38,8 @@ public final class PostgresStore: RemoteChangeObservingStore, @unchecked Sendabl
     let replicaStorage: StoreReplica
     /// Values of external-storage attributes from this many bytes on go to `Z_EXTERNALDATA`.
     let externalThreshold: Int
+    /// Reads the bytes of large values on a connection of its own (never under ``lock``).
+    let valueReader: PostgresValueReader
     /// How many values of `Z_EXTERNALDATA` were read (``externalValueReads``).
     let externalReads = ExternalReadTally()
     /// Set when the replica may differ from the server (a commit whose outcome is unknown); guarded by ``lock``.
@@ -77,6 +79,7 @@ public final class PostgresStore: RemoteChangeObservingStore, @unchecked Sendabl
         self.model = model
         self.isReadOnly = isReadOnly
         self.writer = writer
+        valueReader = PostgresValueReader(uri: uri, displayName: displayName)
         self.identifier = identifier
         channelUUID = identifier
         replicaStorage = StoreReplica(identifier: identifier, model: model)
