@@ -98,6 +98,25 @@ struct PostgresExternalDataOnDemandReadingTests {
         }
     }
 
+    @Test func anExportReadsTheValuesABatchAtATime() throws {
+        let database = try PostgresTestDatabase()
+        let count = 30
+        try OnDemand.insertPhotos(count, in: database)
+        let coordinator = try OnDemand.coordinator(database)
+        let store = try OnDemand.store(coordinator)
+        let context = PostgresStoreTests.context(coordinator)
+        let entity = try #require(coordinator.managedObjectModel.entity(named: "Photo"))
+        let exporter = ObjectExporter(context: context, entity: entity,
+            request: FetchRequest<ManagedObject>(entityName: "Photo", sortCriteria: [SortCriterion("name")]), batchSize: 10)
+        let before = store.valueReader.roundTrips
+        var output = Data()
+        #expect(try exporter.write(format: .jsonLines) { output.append($0) } == count)
+        #expect(store.externalValueReads.count == count)
+        #expect(store.valueReader.roundTrips - before == 3, "one statement per batch of 10 objects")
+        let text = String(decoding: output, as: UTF8.self)
+        #expect((0..<count).allSatisfy { text.contains(OnDemand.image($0).base64EncodedString()) })
+    }
+
     @Test func batchesAreBoundedInCountAndBytes() throws {
         let database = try PostgresTestDatabase()
         let count = PostgresValueReader.batchCount + 20
