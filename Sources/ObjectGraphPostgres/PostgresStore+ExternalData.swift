@@ -7,7 +7,7 @@ import Foundation
 @_spi(StoreImplementation)
 extension PostgresStore: ExternalValueReading {
     /// The bytes `reference` names, read from `Z_EXTERNALDATA` on the server (one round trip) on the store's
-    /// reading connection (``PostgresValueReader``): never waiting for a save or the listener, nor making them wait.
+    /// reading connection (`PostgresValueReader`): never waiting for a save or the listener, nor making them wait.
     ///
     /// - Throws: ``ObjectGraphError/externalDataUnavailable(path:reason:)`` naming the store and value: the value
     ///   was replaced or removed (with its object) by a save since the reference was read, or the server cannot be
@@ -19,14 +19,16 @@ extension PostgresStore: ExternalValueReading {
         return try outcome.get()
     }
 
-    /// The bytes of each of `references`, read a batch of values per statement (``PostgresValueReader``), each
+    /// The bytes of each of `references`, read a batch of values per statement (`PostgresValueReader`), each
     /// reference's outcome on its own (as ``readExternalValue(_:)`` throws it).
     public func readExternalValues(_ references: [StoredValueReference])
         -> [StoredValueReference: Result<Data, ObjectGraphError>]
     {
         let outcomes = valueReader.read(references, path: externalValuePath)
         let read = outcomes.values.compactMap { try? $0.get() }
-        if !read.isEmpty { externalReads.withLock { $0.count += read.count; $0.bytes += read.reduce(0) { $0 + $1.count } } }
+        if !read.isEmpty {
+            externalReads.withLock { $0.count += read.count; $0.bytes += read.reduce(0) { $0 + $1.count } }
+        }
         return outcomes
     }
 

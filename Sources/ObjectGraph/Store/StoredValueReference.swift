@@ -98,6 +98,8 @@ public protocol ExternalValueReading: AnyObject, Sendable {
 }
 
 extension ExternalValueReading {
+    /// The bytes of each of `references`, read one at a time with ``readExternalValue(_:)`` (equal references once):
+    /// for stores that cannot read many in one go.
     public func readExternalValues(_ references: [StoredValueReference])
         -> [StoredValueReference: Result<Data, ObjectGraphError>]
     {
