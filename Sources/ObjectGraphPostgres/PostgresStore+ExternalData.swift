@@ -6,43 +6,30 @@ import Foundation
 /// server only when the attribute is read (``ManagedObject``), through ``ExternalValueReaders``.
 @_spi(StoreImplementation)
 extension PostgresStore: ExternalValueReading {
-    /// The bytes `reference` names, read from `Z_EXTERNALDATA` on the server (one round trip).
+    /// The bytes `reference` names, read from `Z_EXTERNALDATA` on the server (one round trip) on the store's
+    /// reading connection (`PostgresValueReader`): never waiting for a save or the listener, nor making them wait.
     ///
     /// - Throws: ``ObjectGraphError/externalDataUnavailable(path:reason:)`` naming the store and value: the value
     ///   was replaced or removed (with its object) by a save since the reference was read, or the server cannot be
     ///   reached.
     public func readExternalValue(_ reference: StoredValueReference) throws(ObjectGraphError) -> Data {
-        do {
-            return try withLock { () throws(ObjectGraphError) in
-                try writer.ensureConnected()
-                return try readExternalValue(reference, on: writer)
-            }
-        } catch {
-            if case .externalDataUnavailable = error { throw error }
-            throw .externalDataUnavailable(path: externalValuePath(reference),
-                reason: "the server cannot give it (\(error.description))")
+        guard let outcome = readExternalValues([reference])[reference] else {
+            throw .externalDataUnavailable(path: externalValuePath(reference), reason: "the store gave no answer")
         }
+        return try outcome.get()
     }
 
-    /// ``readExternalValue(_:)`` on `connection`. Call holding ``lock``.
-    func readExternalValue(_ reference: StoredValueReference, on connection: PostgresConnection)
-        throws(ObjectGraphError) -> Data
+    /// The bytes of each of `references`, read a batch of values per statement (`PostgresValueReader`), each
+    /// reference's outcome on its own (as ``readExternalValue(_:)`` throws it).
+    public func readExternalValues(_ references: [StoredValueReference])
+        -> [StoredValueReference: Result<Data, ObjectGraphError>]
     {
-        let rows = try connection.execute(#"SELECT "Z_VALUEID", CASE WHEN "Z_VALUEID" = $3 THEN "Z_BYTES" END "#
-            + #"FROM "Z_EXTERNALDATA" WHERE "Z_OWNER" = $1 AND "Z_ATTRIBUTE" = $2"#,
-            [reference.owner, reference.attribute, String(reference.valueID)])
-        guard let row = rows.first else {
-            throw .externalDataUnavailable(path: externalValuePath(reference),
-                reason: "the value is gone: a later save deleted its object or set the attribute to nil or a small "
-                    + "value (refresh the object to read what it holds now)")
+        let outcomes = valueReader.read(references, path: externalValuePath)
+        let read = outcomes.values.compactMap { try? $0.get() }
+        if !read.isEmpty {
+            externalReads.withLock { $0.count += read.count; $0.bytes += read.reduce(0) { $0 + $1.count } }
         }
-        guard row[0] == String(reference.valueID), case .binary(let data) = PostgresValueCoding.decode(row[1], as: .binary)
-        else {
-            throw .externalDataUnavailable(path: externalValuePath(reference),
-                reason: "a later save replaced it with value \(row[0] ?? "?") (refresh the object to read that one)")
-        }
-        externalReads.withLock { $0.count += 1; $0.bytes += data.count }
-        return data
+        return outcomes
     }
 
     /// How errors name a value: the store, the table and the value.
@@ -77,7 +64,8 @@ extension PostgresStore: ExternalValueReading {
         let external = PostgresSchema.externalAttributes(entity)
         guard !external.isEmpty, !rows.isEmpty else { return rows }
         // octet_length of a bytea reads its size from the TOAST pointer, not the value.
-        let columns = #"SELECT "Z_OWNER", "Z_ATTRIBUTE", "Z_VALUEID", octet_length("Z_BYTES") FROM "Z_EXTERNALDATA" "#
+        let identity = PostgresValueReader.identityColumn(try valueReader.identity(on: connection))
+        let columns = #"SELECT "Z_OWNER", "Z_ATTRIBUTE", \#(identity), octet_length("Z_BYTES") FROM "Z_EXTERNALDATA" "#
         let found = all
             ? try connection.execute(columns + #"WHERE split_part("Z_OWNER", '/', 1) = $1"#, [entity.name])
             : try connection.execute(columns + #"WHERE "Z_OWNER" = ANY($1::text[])"#,

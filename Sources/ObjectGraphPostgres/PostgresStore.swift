@@ -11,7 +11,8 @@ import Foundation
 /// the folded sort order). The replica follows other clients' commits through `LISTEN`/`NOTIFY` and the
 /// `Z_CHANGES` log (see ``RemoteChangeObservingStore``). Large values of external-storage attributes (in
 /// `Z_EXTERNALDATA`) are the exception: the replica holds a reference to each, and its bytes are read from the
-/// server when the attribute is read (see `PostgresStore+ExternalData.swift`).
+/// server when the attribute is read, on a connection of their own that never waits for saves, many values a batch
+/// per statement (see `PostgresStore+ExternalData.swift` and `PostgresValueReader`).
 ///
 /// Open it through a coordinator after ``register()``:
 ///
@@ -31,13 +32,16 @@ public final class PostgresStore: RemoteChangeObservingStore, @unchecked Sendabl
     let uri: String
     /// This client's name in `Z_CHANGES`, so its own commits are not reported back to it.
     let clientID = UUID().uuidString
-    /// The connection for saves, key allocation, metadata and (re)loading; guarded by ``lock``.
+    /// The connection for saves, key allocation, metadata and (re)loading; guarded by ``lock``. (Large values are read
+    /// on ``valueReader``'s connection.)
     let writer: PostgresConnection
     /// Serialises saves with each other and with the listener's applying of other clients' commits.
     let lock = NSLock()
     let replicaStorage: StoreReplica
     /// Values of external-storage attributes from this many bytes on go to `Z_EXTERNALDATA`.
     let externalThreshold: Int
+    /// Reads the bytes of large values on a connection of its own (never under ``lock``).
+    let valueReader: PostgresValueReader
     /// How many values of `Z_EXTERNALDATA` were read (``externalValueReads``).
     let externalReads = ExternalReadTally()
     /// Set when the replica may differ from the server (a commit whose outcome is unknown); guarded by ``lock``.
@@ -77,6 +81,7 @@ public final class PostgresStore: RemoteChangeObservingStore, @unchecked Sendabl
         self.model = model
         self.isReadOnly = isReadOnly
         self.writer = writer
+        valueReader = PostgresValueReader(uri: uri, displayName: displayName)
         self.identifier = identifier
         channelUUID = identifier
         replicaStorage = StoreReplica(identifier: identifier, model: model)

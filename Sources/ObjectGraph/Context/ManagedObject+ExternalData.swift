@@ -57,6 +57,31 @@ extension ManagedObject {
         return .binary(data)
     }
 
+    /// Reads the values that `objects` (of one context, used on its queue) hold as references to a store's values
+    /// (PostgreSQL's `Z_EXTERNALDATA`) and have not read yet, a batch per store rather than a round trip each, into
+    /// each object's cache: what an export does before writing a batch of objects. A value that cannot be read is
+    /// left as it is, for its own read to report.
+    static func prefetchStoredValues(of objects: some Collection<ManagedObject>) {
+        var slots: [(object: ManagedObject, index: Int, value: AttributeValue, reference: StoredValueReference)] = []
+        for object in objects where !object.entity.externalBinaryAttributeIndexes.isEmpty {
+            if object.faultFlag { object.managedObjectContext?.fulfillFault(object) }
+            for index in object.entity.externalBinaryAttributeIndexes where index < object.storage.count {
+                let value = object.storage[index]
+                guard let reference = StoredValueReference(value),
+                    object.externalDataCache[index]?.reference != value
+                else { continue }
+                slots.append((object, index, value, reference))
+            }
+        }
+        guard !slots.isEmpty else { return }
+        let outcomes = ExternalValueReaders.read(slots.map(\.reference))
+        for (object, index, value, reference) in slots {
+            if case .success(let data) = outcomes[reference] {
+                object.externalDataCache[index] = (value, data)
+            }
+        }
+    }
+
     /// The value of slot `index` as undo records it: the bytes of an external reference (whose file a later save
     /// may remove), any other value as it is; a reference whose file cannot be read stays a reference.
     func undoValue(at index: Int) -> AttributeValue {

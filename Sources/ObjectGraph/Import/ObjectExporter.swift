@@ -2,7 +2,8 @@ import Foundation
 
 /// Writes the objects a fetch request matches through an ``ExportWriter``, fetching them a batch at a time
 /// (``BatchedFetchResults``) and letting each batch go before the next, so that memory holds one batch and the
-/// matching objects' IDs whatever the number of objects.
+/// matching objects' IDs whatever the number of objects. Large values a server keeps apart (a PostgreSQL store's
+/// `Z_EXTERNALDATA`) are read a batch of objects at a time, not one round trip each.
 ///
 /// The columns are the stored (non-transient) attributes of `entity`, in model order; objects of
 /// sub-entities are written with those.
@@ -39,6 +40,10 @@ public struct ObjectExporter {
             let results = try context.fetchBatched(request, retainedBatchCount: 1)
             var values = [AttributeValue](repeating: .null, count: keys.count)
             for index in results.indices {
+                if index % batchSize == 0 {
+                    // Values a server keeps apart (PostgreSQL) are read a batch at a time, not a round trip each.
+                    ManagedObject.prefetchStoredValues(of: results[index..<Swift.min(index + batchSize, results.count)])
+                }
                 let object = results[index]
                 for (column, key) in keys.enumerated() { values[column] = try object.loadValue(forKey: key) }
                 try writer.write(values)

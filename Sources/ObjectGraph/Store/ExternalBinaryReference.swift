@@ -114,6 +114,12 @@ struct ExternalBinaryReference: Sendable, Hashable {
             return try ExternalValueReaders.read(stored)
         }
     }
+
+    /// Reads the bytes as ``read()`` does, taking a store's value from `prefetched` when it was read there.
+    func read(prefetched: [StoredValueReference: Result<Data, ObjectGraphError>]) throws(ObjectGraphError) -> Data {
+        if case .stored(let stored) = location, let outcome = prefetched[stored] { return try outcome.get() }
+        return try read()
+    }
 }
 
 extension AttributeDescription {
@@ -129,16 +135,36 @@ extension ExternalBinaryReference {
     /// what stores that keep everything inline (in-memory, and copies into them) store.
     ///
     /// - Throws: ``ObjectGraphError/externalDataUnavailable(path:reason:)`` when a file cannot be read.
+    /// Values of stores read beforehand (``prefetch(_:keeping:)``) are taken from `prefetched`.
     static func inlined(_ values: [AttributeValue], of entity: EntityDescription,
-        keeping keep: (StoredValueReference) -> Bool = { _ in false }) throws(ObjectGraphError) -> [AttributeValue]
+        keeping keep: (StoredValueReference) -> Bool = { _ in false },
+        prefetched: [StoredValueReference: Result<Data, ObjectGraphError>] = [:]) throws(ObjectGraphError)
+        -> [AttributeValue]
     {
         var result = values
         for index in entity.externalBinaryAttributeIndexes where index < values.count {
             if let reference = ExternalBinaryReference(values[index]), !reference.isKept(by: keep) {
-                result[index] = .binary(try reference.read())
+                result[index] = .binary(try reference.read(prefetched: prefetched))
             }
         }
         return result
+    }
+
+    /// The bytes of every store's value referenced among `rows` (values of an entity each) that `keep` does not
+    /// keep, read a batch per store (``ExternalValueReaders/read(_:)``) rather than a round trip per value: what
+    /// ``inlined(_:of:keeping:prefetched:)`` then takes. Each reference's outcome is its own, so a value that
+    /// cannot be read still fails naming itself when it is inlined.
+    static func prefetch(_ rows: [(values: [AttributeValue], entity: EntityDescription)],
+        keeping keep: (StoredValueReference) -> Bool = { _ in false })
+        -> [StoredValueReference: Result<Data, ObjectGraphError>]
+    {
+        var references: [StoredValueReference] = []
+        for (values, entity) in rows {
+            for index in entity.externalBinaryAttributeIndexes where index < values.count {
+                if let stored = StoredValueReference(values[index]), !keep(stored) { references.append(stored) }
+            }
+        }
+        return references.isEmpty ? [:] : ExternalValueReaders.read(references)
     }
 
     /// Whether `keep` keeps this reference (a store's value it accepts; never a file).
@@ -160,15 +186,18 @@ extension ExternalBinaryReference {
         guard request.inserts.contains(where: { holdsReference($0.values, $0.entity) })
             || request.updates.contains(where: { holdsReference($0.values, $0.entity) })
         else { return request }
+        let rows = request.inserts.map { ($0.values, $0.entity) } + request.updates.map { ($0.values, $0.entity) }
+        let prefetched = prefetch(rows, keeping: keep)
         var result = request
         for (position, insert) in request.inserts.enumerated() where holdsReference(insert.values, insert.entity) {
             result.inserts[position] = StoreSaveRequest.Insert(temporaryID: insert.temporaryID, entity: insert.entity,
-                values: try inlined(insert.values, of: insert.entity, keeping: keep), toOne: insert.toOne,
-                permanentID: insert.permanentID)
+                values: try inlined(insert.values, of: insert.entity, keeping: keep, prefetched: prefetched),
+                toOne: insert.toOne, permanentID: insert.permanentID)
         }
         for (position, update) in request.updates.enumerated() where holdsReference(update.values, update.entity) {
             result.updates[position] = StoreSaveRequest.Update(objectID: update.objectID, entity: update.entity,
-                values: try inlined(update.values, of: update.entity, keeping: keep), expectedVersion: update.expectedVersion,
+                values: try inlined(update.values, of: update.entity, keeping: keep, prefetched: prefetched),
+                expectedVersion: update.expectedVersion,
                 toOne: update.toOne)
         }
         return result

@@ -46,14 +46,20 @@ struct StoreContents: Sendable {
         for root in model.entities where root.parentEntityName == nil {
             var rows = try backend.fetch(entity: root, predicate: nil, sortCriteria: [], limit: 0, offset: 0,
                 includesSubentities: true)
-            // Values an SQLite store keeps in files are read: the contents carry every value itself.
-            for (position, row) in rows.enumerated() {
-                guard let entity = model.entity(named: row.objectID.entityName),
+            // Values an SQLite store keeps in files, and a server's values, are read: the contents carry every value
+            // itself. A server's are read a batch per statement first, not one round trip each.
+            let external = rows.indices.compactMap { position -> (position: Int, entity: EntityDescription)? in
+                guard let entity = model.entity(named: rows[position].objectID.entityName),
                     !entity.externalBinaryAttributeIndexes.isEmpty
-                else { continue }
+                else { return nil }
+                return (position, entity)
+            }
+            let prefetched = ExternalBinaryReference.prefetch(external.map { (rows[$0.position].values, $0.entity) })
+            for (position, entity) in external {
+                let row = rows[position]
                 rows[position] = RowSnapshot(objectID: row.objectID,
-                    values: try ExternalBinaryReference.inlined(row.values, of: entity), version: row.version,
-                    toOne: row.toOne)
+                    values: try ExternalBinaryReference.inlined(row.values, of: entity, prefetched: prefetched),
+                    version: row.version, toOne: row.toOne)
             }
             contents.rows += rows
             let highest = rows.compactMap(\.objectID.primaryKey).max() ?? 0

@@ -90,6 +90,25 @@ public protocol ExternalValueReading: AnyObject, Sendable {
     /// - Throws: ``ObjectGraphError/externalDataUnavailable(path:reason:)`` naming the store and value, saying
     ///   why (the value was replaced or deleted since the reference was made, or the store cannot be reached).
     func readExternalValue(_ reference: StoredValueReference) throws(ObjectGraphError) -> Data
+
+    /// The bytes of each of `references`, each reference's outcome on its own (as ``readExternalValue(_:)`` throws
+    /// it): how backups, migrations and exports read many values without a round trip each. The default reads them
+    /// one at a time.
+    func readExternalValues(_ references: [StoredValueReference]) -> [StoredValueReference: Result<Data, ObjectGraphError>]
+}
+
+extension ExternalValueReading {
+    /// The bytes of each of `references`, read one at a time with ``readExternalValue(_:)`` (equal references once):
+    /// for stores that cannot read many in one go.
+    public func readExternalValues(_ references: [StoredValueReference])
+        -> [StoredValueReference: Result<Data, ObjectGraphError>]
+    {
+        var outcomes: [StoredValueReference: Result<Data, ObjectGraphError>] = [:]
+        for reference in references where outcomes[reference] == nil {
+            outcomes[reference] = Result { () throws(ObjectGraphError) in try readExternalValue(reference) }
+        }
+        return outcomes
+    }
 }
 
 /// The stores of this process that read ``StoredValueReference``s, by store UUID: how a reference in any context,
@@ -130,15 +149,40 @@ public enum ExternalValueReaders {
     /// - Throws: ``ObjectGraphError/externalDataUnavailable(path:reason:)`` when no such store is open, or the
     ///   store's own read error.
     static func read(_ reference: StoredValueReference) throws(ObjectGraphError) -> Data {
-        let reader = readers.withLock { readers -> (any ExternalValueReading)? in
+        guard let reader = reader(for: reference) else { throw noReader(reference) }
+        return try reader.readExternalValue(reference)
+    }
+
+    /// The bytes of each of `references`, read by the stores that own them, a batch per store
+    /// (``ExternalValueReading/readExternalValues(_:)``); each reference's outcome on its own, as ``read(_:)``
+    /// throws it.
+    static func read(_ references: [StoredValueReference]) -> [StoredValueReference: Result<Data, ObjectGraphError>] {
+        var byReader: [ObjectIdentifier: (reader: any ExternalValueReading, references: [StoredValueReference])] = [:]
+        var outcomes: [StoredValueReference: Result<Data, ObjectGraphError>] = [:]
+        for reference in references {
+            guard let reader = reader(for: reference) else {
+                outcomes[reference] = .failure(noReader(reference))
+                continue
+            }
+            byReader[ObjectIdentifier(reader), default: (reader, [])].references.append(reference)
+        }
+        for (reader, group) in byReader.values {
+            outcomes.merge(reader.readExternalValues(group)) { first, _ in first }
+        }
+        return outcomes
+    }
+
+    /// The store that reads `reference`: the opening that made it, else another opening of its store.
+    private static func reader(for reference: StoredValueReference) -> (any ExternalValueReading)? {
+        readers.withLock { readers -> (any ExternalValueReading)? in
             let entries = readers[reference.storeIdentifier] ?? []
             return entries.first { $0.opening == reference.opening }?.reader ?? entries.last { $0.reader != nil }?.reader
         }
-        guard let reader else {
-            throw .externalDataUnavailable(path: "store \(reference.storeIdentifier), \(reference)",
-                reason: "no store with that UUID is open in this process any more (it was removed from its coordinator)")
-        }
-        return try reader.readExternalValue(reference)
+    }
+
+    private static func noReader(_ reference: StoredValueReference) -> ObjectGraphError {
+        .externalDataUnavailable(path: "store \(reference.storeIdentifier), \(reference)",
+            reason: "no store with that UUID is open in this process any more (it was removed from its coordinator)")
     }
 }
 
