@@ -73,14 +73,7 @@ struct PostgresHistoryTests {
         // A client that stops following (its connection down), misses two commits and a purge of everything.
         let staleCoordinator = try database.coordinator(model: model, remoteChanges: true)
         let stale = try #require((staleCoordinator.persistentStores.first?.backend as? ForeignStoreBackend)?.store as? PostgresStore)
-        let events = Locked<[StoreCommitEvent]>([])
-        let reported = DispatchSemaphore(value: 0)
-        let token = staleCoordinator.addCommitObserver { event in
-            guard event.origin.isRemote else { return }
-            events.withLock { $0.append(event) }
-            reported.signal()
-        }
-        defer { token.cancel() }
+        let remote = RemoteCommitEvents(staleCoordinator)
         try stale.withLock { () throws(ObjectGraphError) in stale.listener?.stop() }
         let three = try insert("three")
         let four = try insert("four")
@@ -102,8 +95,8 @@ struct PostgresHistoryTests {
         // (Events are delivered on the store's queue: wait for the one that says so, with a generous bound so that
         // a lost one fails the test instead of hanging it.)
         var inserted: Set<ManagedObjectID> = []
-        while !inserted.isSuperset(of: [three, four, five]), reported.wait(timeout: .now() + 30) == .success {
-            inserted = Set(events.withLock { $0.flatMap(\.insertedObjectIDs) })
+        while !inserted.isSuperset(of: [three, four, five]), remote.next() {
+            inserted = Set(remote.events.flatMap(\.insertedObjectIDs))
         }
         #expect(inserted.isSuperset(of: [three, four, five]), "reported: \(inserted)")
     }

@@ -150,14 +150,7 @@ struct PostgresRestoreTests {
     @Test func replacingADatabaseMakesConnectedClientsReloadAndFollowTheNewStore() throws {
         let database = try PostgresTestDatabase()
         let first = try client(database, remoteChanges: true)
-        let events = Locked<[StoreCommitEvent]>([])
-        let arrived = DispatchSemaphore(value: 0)
-        let token = first.addCommitObserver { event in
-            guard event.origin.isRemote else { return }
-            events.withLock { $0.append(event) }
-            arrived.signal()
-        }
-        defer { token.cancel() }
+        let remote = RemoteCommitEvents(first)
         let context = MigrationFixtures.context(first)
         try context.performAndWait {
             for name in ["old1", "old2"] {
@@ -183,8 +176,8 @@ struct PostgresRestoreTests {
         #expect(metadata.storeUUID == backupStore.identifier)
         #expect(metadata.storeUUID != oldUUID)
         // The connected client hears of it (the contents replaced) and holds the backup's rows.
-        #expect(arrived.wait(timeout: .now() + 30) == .success)
-        let replacement = try #require(events.withLock { $0.first })
+        #expect(remote.next())
+        let replacement = try #require(remote.events.first)
         #expect(replacement.kind == .contentsReplaced)
         #expect(try Self.graph(first) == expected)
 
@@ -196,8 +189,8 @@ struct PostgresRestoreTests {
             owner["name"] = "after"
             try secondContext.save()
         }
-        #expect(arrived.wait(timeout: .now() + 30) == .success)
-        #expect(events.withLock { $0.last?.insertedObjectIDs.count } == 1)
+        #expect(remote.next())
+        #expect(remote.events.last?.insertedObjectIDs.count == 1)
         // And its own saves land in the restored store.
         try context.performAndWait {
             let owner = try context.insertNewObject(forEntityName: "Owner")
@@ -222,19 +215,12 @@ struct PostgresRestoreTests {
             return owner
         }
         // Registered after the viewer's, so the viewer's merge is queued before the test wakes.
-        let events = Locked<[StoreCommitEvent]>([])
-        let arrived = DispatchSemaphore(value: 0)
-        let token = first.addCommitObserver { event in
-            guard event.origin.isRemote else { return }
-            events.withLock { $0.append(event) }
-            arrived.signal()
-        }
-        defer { token.cancel() }
+        let remote = RemoteCommitEvents(first)
         let backup = try sqliteStore("backup.sqlite", prefix: "b", seed: 23)
         let backupStore = try #require(backup.persistentStores.first)
         _ = try PostgresStore.restore(backupStore, of: backup, to: database.url, replacingExisting: true)
-        #expect(arrived.wait(timeout: .now() + 30) == .success)
-        #expect(events.withLock { $0.map(\.kind) } == [.contentsReplaced])
+        #expect(remote.next())
+        #expect(remote.events.map(\.kind) == [.contentsReplaced])
         while viewer.hasQueuedMerges { viewer.performAndWait {} }
         // Owner 1 is the backup's first owner now, at the same key and version as "old" was.
         let name: String? = viewer.performAndWait { owner["name"] }

@@ -1,5 +1,6 @@
+import Dispatch
 import Foundation
-import ObjectGraph
+@testable import ObjectGraph
 import Testing
 
 @testable import ObjectGraphPostgres
@@ -54,4 +55,30 @@ final class PostgresTestDatabase {
         try coordinator.addPersistentStore(ofType: .postgreSQL, configurationName: nil, at: url, options: options)
         return coordinator
     }
+}
+
+/// The commit events another client's commits (or a restore) make a coordinator report, recorded as they arrive.
+final class RemoteCommitEvents {
+    private let recorded = Locked<[StoreCommitEvent]>([])
+    private let arrived = DispatchSemaphore(value: 0)
+    private let token: ObservationToken
+
+    /// Starts recording `coordinator`'s events of remote origin (observers registered earlier hear of each one
+    /// first).
+    init(_ coordinator: PersistentStoreCoordinator) {
+        let recorded = recorded, arrived = arrived
+        token = coordinator.addCommitObserver { event in
+            guard event.origin.isRemote else { return }
+            recorded.withLock { $0.append(event) }
+            arrived.signal()
+        }
+    }
+
+    deinit { token.cancel() }
+
+    /// The events so far, oldest first.
+    var events: [StoreCommitEvent] { recorded.withLock { $0 } }
+
+    /// Waits (30 s at most, so that a missing event fails the test instead of hanging it) for one more event.
+    func next() -> Bool { arrived.wait(timeout: .now() + 30) == .success }
 }
