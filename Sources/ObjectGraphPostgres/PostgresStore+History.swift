@@ -81,15 +81,26 @@ extension PostgresStore: PersistentHistoryStore {
 
     /// The newest transaction number a purge removed (0 when the log was never purged).
     func purgedThrough(on connection: PostgresConnection) throws(ObjectGraphError) -> Int64 {
-        let rows = try connection.execute(#"SELECT coalesce((SELECT "Z_THROUGH" FROM "Z_PURGED"), 0)"#)
-        return rows.first?[0].flatMap { $0 }.flatMap { Int64($0) } ?? 0
+        let statement = Self.boundStatement("Z_PURGED")
+        return Self.bound(try connection.execute(statement.sql, statement.parameters))
     }
 
     /// The transaction number through which a restore last replaced the store's contents (`Z_RESTORED`; 0 when
     /// none did).
     func restoredThrough(on connection: PostgresConnection) throws(ObjectGraphError) -> Int64 {
-        let rows = try connection.execute(#"SELECT coalesce((SELECT "Z_THROUGH" FROM "Z_RESTORED"), 0)"#)
-        return rows.first?[0].flatMap { $0 }.flatMap { Int64($0) } ?? 0
+        let statement = Self.boundStatement("Z_RESTORED")
+        return Self.bound(try connection.execute(statement.sql, statement.parameters))
+    }
+
+    /// The statement that reads the `Z_THROUGH` of a one-row bound table (`Z_PURGED`, `Z_RESTORED`), 0 when it
+    /// has no row; ``bound(_:)`` reads its answer.
+    static func boundStatement(_ table: String) -> PostgresConnection.Statement {
+        PostgresConnection.Statement(#"SELECT coalesce((SELECT "Z_THROUGH" FROM \#(PostgresSQL.identifier(table))), 0)"#)
+    }
+
+    /// The bound a ``boundStatement(_:)`` returned.
+    static func bound(_ rows: PostgresConnection.Rows) -> Int64 {
+        rows.first?[0].flatMap { $0 }.flatMap { Int64($0) } ?? 0
     }
 
     /// The `Z_CHANGES` rows `condition` selects, oldest first, as history transactions.

@@ -52,10 +52,10 @@ extension PostgresStore {
         // Writers take turns, so Z_CHANGES numbers follow commit order.
         var opening = [PostgresConnection.Statement("BEGIN"),
             PostgresConnection.Statement("SELECT pg_advisory_xact_lock(7301002)"),
-            PostgresConnection.Statement(#"SELECT coalesce((SELECT "Z_THROUGH" FROM "Z_RESTORED"), 0)"#)]
+            Self.boundStatement("Z_RESTORED")]
         for (root, indexes) in roots { opening.append(Self.keyReservation(root: root, count: indexes.count)) }
         let opened = try writer.pipeline(opening)
-        if let restored = opened.dropFirst(2).first?.rows.first?[0].flatMap({ Int64($0) }), restored > lastTransaction {
+        if let restored = opened.dropFirst(2).first.map({ Self.bound($0.rows) }), restored > lastTransaction {
             // A restore replaced the store's contents after what this client has read: the save was made against
             // rows that may be other objects now. It is refused; the replica reads everything again and reports the
             // difference, as the listener would.

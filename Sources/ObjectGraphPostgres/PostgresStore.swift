@@ -121,7 +121,8 @@ public final class PostgresStore: RemoteChangeObservingStore, @unchecked Sendabl
     /// before this call is found, as a fetch would find it.
     public func rows(for ids: [ManagedObjectID], entity: EntityDescription) throws(ObjectGraphError) -> [RowSnapshot] {
         let found = try currentReplica.rows(for: ids, entity: entity)
-        guard found.count < Set(ids).count else { return found }
+        // (Counted without a set first: this is every fault's path, and IDs asked twice are rare.)
+        guard found.count < ids.count, found.count < Set(ids).count else { return found }
         catchUpBeforeReading()
         return try currentReplica.rows(for: ids, entity: entity)
     }
