@@ -33,7 +33,11 @@ pg_cluster() {
     local dir="$PGTMP/$1" p
     mkdir -p "$dir" && chown postgres:postgres "$dir"
     PGPORT=
-    for p in $(shuf -i 20000-60000 -n 50); do     # the first loopback port nobody answers on
+    # Below the kernel's ephemeral range: a port there that nobody listens on may still be a client connection's
+    # own port, which the server then cannot bind ("could not start server", seen once in CI).
+    local top
+    top=$(( $(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768) - 1 ))
+    for p in $(shuf -i 20000-"$top" -n 50); do     # the first loopback port nobody answers on
         (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { PGPORT=$p; break; }
     done
     : "${PGPORT:?no free port found for PostgreSQL}"
