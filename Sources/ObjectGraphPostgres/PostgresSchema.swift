@@ -52,6 +52,22 @@ struct PostgresSchema {
     /// An attribute's column: as in SQLite stores (a composite's element `location.latitude` is `ZLOCATION_LATITUDE`).
     static func column(_ attribute: AttributeDescription) -> String { PostgresSQL.identifier(attribute.columnName) }
 
+    /// The folded-text column of a string attribute (`"ZLASTNAME$F"`), nil for other attributes: the value as
+    /// ``StringFolding/folded(_:)`` gives it, written by the client with every value, so that the server can answer
+    /// case- and diacritic-insensitive comparisons and the `[cd]` sort order exactly as memory does (byte tests and
+    /// byte order on folded UTF-8, the column being `COLLATE "C"`). `$` cannot appear in an attribute's name, so the
+    /// name never collides with an attribute's column.
+    static func foldedColumn(_ attribute: AttributeDescription) -> String? {
+        guard attribute.attributeType == .string else { return nil }
+        return PostgresSQL.identifier(attribute.columnName + "$F")
+    }
+
+    /// What a folded-text column (``foldedColumn(_:)``) holds for `value`: its folded text, or nil (NULL) for nil.
+    static func foldedText(_ value: AttributeValue) -> String? {
+        guard case .string(let text) = value else { return nil }
+        return StringFolding.folded(text)
+    }
+
     /// The data columns of `entity`'s table, in order: attributes, then to-one relationships.
     static func dataColumns(_ entity: EntityDescription) -> [String] {
         storedAttributes(entity).map { column($0.attribute) } + storedToOnes(entity).map { column($0.name) }
