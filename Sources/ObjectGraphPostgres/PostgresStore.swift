@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 @_spi(StoreImplementation) import ObjectGraph
 
 /// A store in a PostgreSQL 15+ database, reached through libpq: ObjectGraph's ``IncrementalStore`` on a server
@@ -44,6 +45,8 @@ public final class PostgresStore: RemoteChangeObservingStore, @unchecked Sendabl
     let valueReader: PostgresValueReader
     /// How many values of `Z_EXTERNALDATA` were read (``externalValueReads``).
     let externalReads = ExternalReadTally()
+    /// Who answered fetches and counts (``serverQueryTally``).
+    let queryTally = Mutex(ServerQueryTally())
     /// Set when the replica may differ from the server (a commit whose outcome is unknown); guarded by ``lock``.
     var needsReload = false
     /// Set when another client migrated the store to another model version: the replica no longer follows it;
@@ -104,14 +107,18 @@ public final class PostgresStore: RemoteChangeObservingStore, @unchecked Sendabl
         return try body()
     }
 
-    /// The rows `request` selects, from the replica, after catching up with commits made before the fetch.
+    /// The rows `request` selects. The server answers when the predicate and sort order translate to PostgreSQL
+    /// exactly (see `PostgresPredicateCompiler`), the rows then coming from the replica at the answer's commit;
+    /// otherwise the replica answers, after catching up with commits made before the fetch.
     public func fetch(_ request: StoreFetchRequest) throws(ObjectGraphError) -> [RowSnapshot] {
+        if let rows = try serverFetch(request) { return rows }
         catchUpBeforeReading()
         return try currentReplica.fetch(request)
     }
 
-    /// The number of rows `request` selects, from the replica, after catching up as ``fetch(_:)`` does.
+    /// The number of rows `request` selects, answered as ``fetch(_:)`` is.
     public func count(_ request: StoreFetchRequest) throws(ObjectGraphError) -> Int {
+        if let count = try serverCount(request) { return count }
         catchUpBeforeReading()
         return try currentReplica.count(request)
     }
