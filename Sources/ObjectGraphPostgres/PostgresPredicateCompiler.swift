@@ -127,7 +127,10 @@ struct PostgresPredicateCompiler {
                 return .toOne(sql: PostgresSchema.column(name))
             }
             return nil
-        case .value(let value): return .constant(value)
+        case .value(let value):
+            // (No stored text holds U+0000, and libpq would cut a parameter short at it: memory answers.)
+            if case .string(let text) = value, text.utf8.contains(0) { return nil }
+            return .constant(value)
         case .object(let id): return .object(id)
         case .evaluatedObject: return .row
         case .aggregate(let operands):

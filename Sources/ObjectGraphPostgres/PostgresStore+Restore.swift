@@ -122,6 +122,7 @@ extension PostgresStore {
             let root = model.rootEntity(of: entity).name
             highest[root] = max(highest[root] ?? 0, key)
         }
+        for insert in inserts { try refuseUnstorableText(insert.values, of: insert.entity) }
         var external = ExternalWrites(store: identifier, opening: clientID, displayName: displayName)
         try writer.pipeline(insertStatements(inserts, reference: { $0.flatMap(PostgresReference.string) },
             external: &external, versions: versions) + external.statements)

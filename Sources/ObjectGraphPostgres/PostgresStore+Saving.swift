@@ -23,6 +23,7 @@ extension PostgresStore {
     func transact(_ request: StoreSaveRequest, lists: (source: StoreReplica, keys: Set<String>)?)
         throws(ObjectGraphError) -> StoreSaveResult
     {
+        try refuseUnstorableText(in: request)
         var replicaChanged = false
         do throws(ObjectGraphError) {
             return try saveInTransaction(request, lists: lists, replicaChanged: &replicaChanged)

@@ -85,7 +85,11 @@ final class PredicateGraph: @unchecked Sendable {
         }
     }
 
-    init(people: Int = 200, companies: Int = 18, tags: Int = 12, seed: UInt64 = 2024) throws {
+    /// `strings` are the texts names are drawn from (PostgreSQL's side leaves out those with U+0000, which its text
+    /// cannot hold).
+    init(people: Int = 200, companies: Int = 18, tags: Int = 12, seed: UInt64 = 2024,
+        strings: [String] = PredicateTestValues.strings) throws
+    {
         model = try Self.makeModel()
         counts = (people, companies, tags)
         var sides: [Side] = []
@@ -97,7 +101,8 @@ final class PredicateGraph: @unchecked Sendable {
             let model = model
             try context.performAndWait {
                 var random = SeededRandom(seed: seed)
-                try Self.populate(context, people: people, companies: companies, tags: tags, random: &random)
+                try Self.populate(context, people: people, companies: companies, tags: tags, strings: strings,
+                    random: &random)
             }
             sides.append(try context.performAndWait { try Self.side(context, model: model) })
         }
@@ -158,9 +163,9 @@ final class PredicateGraph: @unchecked Sendable {
     }
 
     static func populate(
-        _ context: ManagedObjectContext, people: Int, companies: Int, tags: Int, random: inout SeededRandom
+        _ context: ManagedObjectContext, people: Int, companies: Int, tags: Int,
+        strings: [String] = PredicateTestValues.strings, random: inout SeededRandom
     ) throws {
-        let strings = PredicateTestValues.strings
         func text(_ index: Int, nilChance: Double) -> AttributeValue {
             if index < strings.count { return .string(strings[index]) }
             return random.chance(nilChance) ? .null : .string(random.pick(strings))

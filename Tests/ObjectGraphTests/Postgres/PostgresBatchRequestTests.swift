@@ -38,7 +38,8 @@ struct PostgresBatchRequestTests {
             context.persistentStoreCoordinator = coordinator
             try context.performAndWait {
                 var random = SeededRandom(seed: 11)
-                try PredicateGraph.populate(context, people: 60, companies: 6, tags: 8, random: &random)
+                try PredicateGraph.populate(context, people: 60, companies: 6, tags: 8,
+                    strings: PostgresStoreDifferentialTests.strings, random: &random)
             }
             let updated = try coordinator.execute(BatchUpdateRequest(entityName: "Person",
                 predicate: try FetchPredicate(format: "age > 5"), propertiesToUpdate: ["score": .double(1.5)]))

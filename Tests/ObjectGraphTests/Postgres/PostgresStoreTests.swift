@@ -74,7 +74,8 @@ struct PostgresStoreTests {
         let writer = Self.context(try database.coordinator(model: model))
         try writer.performAndWait {
             var random = SeededRandom(seed: 7)
-            try PredicateGraph.populate(writer, people: 40, companies: 4, tags: 5, random: &random)
+            try PredicateGraph.populate(writer, people: 40, companies: 4, tags: 5,
+                strings: PostgresStoreDifferentialTests.strings, random: &random)
         }
         func graph(_ context: ManagedObjectContext) throws -> [Int64: [String]] {
             try context.performAndWait {
