@@ -74,9 +74,16 @@ extension PostgresStore: PersistentHistoryStore {
     /// The newest transaction number handed out: the newest `Z_CHANGES` row's, or the purge's bound when the log
     /// was purged to its end. Call holding ``lock``.
     func newestTransaction(on connection: PostgresConnection) throws(ObjectGraphError) -> Int64 {
-        let rows = try connection.execute(#"SELECT greatest(coalesce(max("Z_TXID"), 0), "#
-            + #"coalesce((SELECT "Z_THROUGH" FROM "Z_PURGED"), 0)) FROM "Z_CHANGES""#)
-        return rows.first?[0].flatMap { $0 }.flatMap { Int64($0) } ?? 0
+        Self.newestTransaction(in: try connection.execute(Self.newestTransactionQuery))
+    }
+
+    /// The query behind ``newestTransaction(on:)`` (also sent in pipelines).
+    static let newestTransactionQuery = #"SELECT greatest(coalesce(max("Z_TXID"), 0), "#
+        + #"coalesce((SELECT "Z_THROUGH" FROM "Z_PURGED"), 0)) FROM "Z_CHANGES""#
+
+    /// The transaction number `rows` of ``newestTransactionQuery`` give.
+    static func newestTransaction(in rows: PostgresConnection.Rows) -> Int64 {
+        rows.first?[0].flatMap { $0 }.flatMap { Int64($0) } ?? 0
     }
 
     /// The newest transaction number a purge removed (0 when the log was never purged).

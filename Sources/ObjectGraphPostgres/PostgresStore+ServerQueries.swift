@@ -143,21 +143,26 @@ extension PostgresStore {
         }
     }
 
-    /// Runs `query` in one snapshot of the server that the replica reflects exactly: the replica first catches up,
-    /// and the query is run again when another client committed in between. Call holding ``lock``. Nil when the
-    /// server cannot answer now (it is out of reach, the store was migrated away, or commits kept coming).
+    /// Runs `query` in one snapshot of the server that the replica reflects exactly: in one round trip, the newest
+    /// transaction number and the query's answer are read in one read-only transaction; when the replica lacks some
+    /// of those commits, it applies them and the query runs again. Call holding ``lock``. Nil when the server cannot
+    /// answer now (it is out of reach, the store was migrated away, or commits kept coming).
     private func runAtReplicaCommit(_ query: ServerQuery) throws(ObjectGraphError) -> PostgresConnection.Rows? {
         try reloadIfNeeded()
         guard !migratedAway, writer.isConnected else { return nil }
         for _ in 0..<3 {
             do throws(ObjectGraphError) {
-                if try newestTransaction(on: writer) > lastTransaction { publish(try applyNewCommits(on: writer)) }
+                let results = try writer.pipeline([
+                    PostgresConnection.Statement("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"),
+                    PostgresConnection.Statement(Self.newestTransactionQuery),
+                    PostgresConnection.Statement(query.sql, query.parameters),
+                    PostgresConnection.Statement("COMMIT"),
+                ])
+                let newest = Self.newestTransaction(in: results[1].rows)
+                if newest == lastTransaction { return results[2].rows }
+                guard newest > lastTransaction else { return nil }
+                publish(try applyNewCommits(on: writer))
                 guard !migratedAway else { return nil }
-                try writer.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                let newest = try newestTransaction(on: writer)
-                let rows = try writer.execute(query.sql, query.parameters)
-                try writer.execute("COMMIT")
-                if newest == lastTransaction { return rows }
             } catch {
                 if ProcessInfo.processInfo.environment["OG_DEBUG"] != nil { print("SERVER QUERY FAILED", error, query.sql) }
                 _ = try? writer.execute("ROLLBACK")
