@@ -46,7 +46,7 @@ extension PostgresPredicateCompiler {
         let equal: String
         switch (left, right) {
         case (.row, .object(let id)), (.object(let id), .row):
-            equal = key(of: id).map { #"("Z_PK" = \#(bind(String($0), as: "bigint")))"# } ?? "FALSE"
+            equal = key(of: id).map { #"(\#(Self.rowAlias)."Z_PK" = \#(bind(String($0), as: "bigint")))"# } ?? "FALSE"
         case (.row, .constant), (.constant, .row):
             equal = "FALSE"
         case (.toOne(let column), .object(let id)), (.object(let id), .toOne(let column)):

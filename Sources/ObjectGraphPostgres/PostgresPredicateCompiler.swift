@@ -17,13 +17,15 @@ import ObjectGraph
 ///   constant folded by the same Swift function memory uses — so folded affixes are the same byte tests;
 /// - to-one relationships compared with an object or nil, `SELF` with objects, `NOT`, `AND`, `OR`, `TRUEPREDICATE` and `FALSEPREDICATE`.
 ///
-/// Not compiled (the copy answers): `MATCHES` (ICU and PostgreSQL regular expressions differ), `[c]` or `[d]` alone,
-/// decimals, key paths through relationships, to-many relationships, subqueries, functions, arithmetic, collection
+/// Keys may lead through to-one relationships (`company.name`). Not compiled (the copy answers): `MATCHES` (ICU and
+/// PostgreSQL regular expressions differ), `[c]` or `[d]` alone, decimals, to-many relationships, subqueries, functions, arithmetic, collection
 /// operators, variables, and comparisons of two columns or of values of different kinds.
 ///
 /// Truth values follow memory's: equality is two-valued (`nil == nil` holds), orderings with nil are unknown (SQL's
 /// NULL), and `NOT`/`AND`/`OR` are Kleene's in both.
 struct PostgresPredicateCompiler {
+    /// The model whose entities the tables hold.
+    let model: ManagedObjectModel
     /// The store whose object IDs constants must carry to equal a row.
     let storeIdentifier: String
     /// Whether the tables have folded-text columns (see ``PostgresSchema/foldedColumn(_:)``).
@@ -33,7 +35,8 @@ struct PostgresPredicateCompiler {
     /// The concrete entity whose table is being compiled for (set by ``condition(_:forTableOf:)``).
     private(set) var entityName = ""
 
-    init(storeIdentifier: String, hasFoldedColumns: Bool) {
+    init(model: ManagedObjectModel, storeIdentifier: String, hasFoldedColumns: Bool) {
+        self.model = model
         self.storeIdentifier = storeIdentifier
         self.hasFoldedColumns = hasFoldedColumns
     }
@@ -111,22 +114,8 @@ struct PostgresPredicateCompiler {
 
     func side(_ operand: FetchPredicate.Operand, of entity: EntityDescription) -> Side? {
         switch operand {
-        case .key(let name, _):
-            // (Key paths, composite elements included, are left to memory.)
-            guard !name.contains(".") else { return nil }
-            if let attribute = entity.attributes.first(where: { $0.name == name }) {
-                guard !attribute.isTransient, !attribute.allowsExternalBinaryDataStorage,
-                    attribute.attributeType != .undefined, attribute.attributeType != .composite
-                else { return nil }
-                return .column(Column(sql: PostgresSchema.column(attribute),
-                    folded: hasFoldedColumns ? PostgresSchema.foldedColumn(attribute) : nil, type: attribute.attributeType))
-            }
-            if let relationship = entity.relationships.first(where: { $0.name == name }), !relationship.isToMany,
-                !relationship.isTransient
-            {
-                return .toOne(sql: PostgresSchema.column(name))
-            }
-            return nil
+        case .key(let path, _):
+            return Self.side(forKeyPath: path, of: entity, model: model, hasFoldedColumns: hasFoldedColumns)
         case .value(let value):
             // (No stored text holds U+0000, and libpq would cut a parameter short at it: memory answers.)
             if case .string(let text) = value, text.utf8.contains(0) { return nil }

@@ -27,7 +27,8 @@ extension PostgresStore {
     func serverQuery(for request: StoreFetchRequest, counting: Bool) -> ServerQuery? {
         let candidates = request.includesSubentities ? model.entityAndDescendants(of: request.entity) : [request.entity]
         let entities = candidates.filter { !$0.isAbstract }
-        var compiler = PostgresPredicateCompiler(storeIdentifier: identifier, hasFoldedColumns: hasFoldedColumns)
+        var compiler = PostgresPredicateCompiler(model: model, storeIdentifier: identifier,
+            hasFoldedColumns: hasFoldedColumns)
         var parts: [String] = []
         for (position, entity) in entities.enumerated() {
             guard let condition = compiler.condition(request.predicate, forTableOf: entity) else { return nil }
@@ -37,12 +38,14 @@ extension PostgresStore {
                 columns.append(column)
             }
             guard condition != "FALSE" else { continue }
-            let table = PostgresSchema.table(entity)
+            let table = PostgresSchema.table(entity) + " AS " + PostgresPredicateCompiler.rowAlias
+            let row = PostgresPredicateCompiler.rowAlias
             if counting {
                 parts.append("SELECT count(*) AS n FROM \(table) WHERE \(condition)")
             } else {
                 let sorts = columns.enumerated().map { ", \($0.element) AS s\($0.offset)" }.joined()
-                parts.append(#"SELECT \#(position) AS e, "Z_PK" AS pk, "Z_OPT" AS v\#(sorts) FROM \#(table) WHERE \#(condition)"#)
+                parts.append(#"SELECT \#(position) AS e, \#(row)."Z_PK" AS pk, \#(row)."Z_OPT" AS v\#(sorts) FROM \#(table) "#
+                    + "WHERE \(condition)")
             }
         }
         let union = parts.map { "(\($0))" }.joined(separator: " UNION ALL ")
@@ -62,20 +65,19 @@ extension PostgresStore {
 
     /// The column a sort criterion orders the rows of `entity` by, giving memory's order
     /// (``SortCriterion/sortKey(for:)`` compared as ``AttributeValue/storeOrder(comparedTo:)``); nil when the
-    /// server has none (localized and `[c]` comparisons, key paths, decimals, data).
+    /// server has none (localized and `[c]` comparisons, decimals, data, to-many key paths).
     func sortColumn(_ criterion: SortCriterion, of entity: EntityDescription) -> String? {
-        guard !criterion.key.contains("."),
-            let attribute = entity.attributes.first(where: { $0.name == criterion.key }),
-            !attribute.isTransient, !attribute.allowsExternalBinaryDataStorage
+        guard case .column(let column)? = PostgresPredicateCompiler.side(forKeyPath: criterion.key, of: entity,
+            model: model, hasFoldedColumns: hasFoldedColumns)
         else { return nil }
-        switch attribute.attributeType {
+        switch column.type {
         case .integer16, .integer32, .integer64, .double, .float, .date, .boolean, .uri:
             // (Non-string values sort as they are, whatever the comparison; URLs by their text's bytes.)
-            return PostgresSchema.column(attribute)
+            return column.sql
         case .string:
             switch criterion.comparison {
-            case .binary: return PostgresSchema.column(attribute)
-            case .caseAndDiacriticInsensitive: return hasFoldedColumns ? PostgresSchema.foldedColumn(attribute) : nil
+            case .binary: return column.sql
+            case .caseAndDiacriticInsensitive: return column.folded
             default: return nil
             }
         case .decimal, .binary, .uuid, .transformable, .undefined, .composite:
@@ -87,6 +89,9 @@ extension PostgresStore {
     /// with the replica's rows at that same commit. Nil when the replica must answer (no exact translation, the
     /// server out of reach, another client's migration).
     func serverFetch(_ request: StoreFetchRequest) throws(ObjectGraphError) -> [RowSnapshot]? {
+        // Every row by key has nothing to translate: the replica holds exactly those rows, and hands them over
+        // without a round trip.
+        guard request.predicate != nil || !request.sortCriteria.isEmpty else { return nil }
         try validate(request)
         guard let query = serverQuery(for: request, counting: false) else {
             if ProcessInfo.processInfo.environment["OG_DEBUG"] != nil { print("REPLICA", request.predicate.map { "\($0)" } ?? "-", request.sortCriteria) }
@@ -117,6 +122,7 @@ extension PostgresStore {
 
     /// The number of rows `request` selects, when the server can answer it (as ``serverFetch(_:)``).
     func serverCount(_ request: StoreFetchRequest) throws(ObjectGraphError) -> Int? {
+        guard request.predicate != nil else { return nil }
         try validate(request)
         guard let query = serverQuery(for: request, counting: true) else { return countReplicaAnswer() }
         let total: Int

@@ -6,10 +6,12 @@ import Synchronization
 /// that several processes on several hosts share.
 ///
 /// The server holds the rows and decides every save: one transaction per save, optimistic locking by row
-/// version (`Z_OPT`), primary keys from `Z_PRIMARYKEY` that no two clients ever share. Reads are answered from a
-/// ``StoreReplica`` of the rows kept in this process, so fetches, counts, sorts and dictionary results give
-/// exactly the in-memory store's answers (case- and diacritic-insensitive comparisons, `LIKE`, `MATCHES`,
-/// the folded sort order). The replica follows other clients' commits through `LISTEN`/`NOTIFY` and the
+/// version (`Z_OPT`), primary keys from `Z_PRIMARYKEY` that no two clients ever share. Fetches and counts whose
+/// predicate and sort order translate exactly to PostgreSQL are answered by the server (`PostgresPredicateCompiler`,
+/// `PostgresStore+ServerQueries.swift`); the rest, and dictionary results, by a ``StoreReplica`` of the rows kept
+/// in this process — so every answer is exactly the in-memory store's (case- and diacritic-insensitive
+/// comparisons, `LIKE`, `MATCHES`, the folded sort order). The replica also supplies the rows of a server's answer,
+/// at the same commit. It follows other clients' commits through `LISTEN`/`NOTIFY` and the
 /// `Z_CHANGES` log (see ``RemoteChangeObservingStore``). Large values of external-storage attributes (in
 /// `Z_EXTERNALDATA`) are the exception: the replica holds a reference to each, and its bytes are read from the
 /// server when the attribute is read, on a connection of their own that never waits for saves, many values a batch

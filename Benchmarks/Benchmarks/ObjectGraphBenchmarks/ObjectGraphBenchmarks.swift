@@ -64,8 +64,8 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.stopMeasurement()
         }
     }
-    fetchPair("objects sorted", og: FetchWorkload.objects, raw: FetchWorkload.rawObjects)
-    fetchPair("IDs sorted", og: FetchWorkload.ids, raw: FetchWorkload.rawIDs)
+    fetchPair("objects sorted", og: { try FetchWorkload.objects($0) }, raw: FetchWorkload.rawObjects)
+    fetchPair("IDs sorted", og: { try FetchWorkload.ids($0) }, raw: FetchWorkload.rawIDs)
     fetchPair("count CONTAINS[cd]", og: FetchWorkload.count, raw: FetchWorkload.rawCount)
 
     Benchmark("3. naive re-sort + difference(from:), 100k", configuration: fetchConfiguration) { benchmark in
