@@ -155,7 +155,7 @@ enum StoreInspector {
         guard !indexed.isEmpty else { return nil }
         let attributes = Array(Set(indexed)).sorted().joined(separator: ", ")
         if isServer {
-            return "scans: each client tests every row of its copy of the store (no pg_trgm index) for \(attributes)"
+            return "scans: the server tests the folded text of every row (no pg_trgm index) for \(attributes)"
         }
         switch (metadata.storeType, metadata.writer) {
         case ("SQLite", .objectGraph):

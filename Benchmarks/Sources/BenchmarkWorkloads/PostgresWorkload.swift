@@ -144,6 +144,53 @@ public enum PostgresWorkload {
         return (open, fetch)
     }
 
+    /// The list order the server gives: last and first name ignoring case and diacritics.
+    static let foldedOrder = [SortCriterion("lastName", comparison: .caseAndDiacriticInsensitive),
+        SortCriterion("firstName", comparison: .caseAndDiacriticInsensitive)]
+
+    /// A fetch the server answers (the predicate and sort compiled to SQL): every person, or those whose last name
+    /// contains `needle` ignoring case and diacritics, in `[cd]` order of last and first name, as objects whose
+    /// last name is read. Seconds, the store already open.
+    public static func serverQuerySeconds(uri: String, needle: String?) throws -> Double {
+        let coordinator = try Self.coordinator(uri)
+        let predicate = try needle.map { try FetchPredicate(format: "lastName CONTAINS[cd] %@", $0) }
+        var fetched = 0
+        return try Measure.seconds {
+            let context = ManagedObjectContext(concurrencyType: .privateQueue)
+            context.persistentStoreCoordinator = coordinator
+            try context.performAndWait {
+                let request = FetchRequest<ManagedObject>(entityName: PersonModel.entityName, predicate: predicate,
+                    sortCriteria: foldedOrder)
+                for person in try context.fetch(request) {
+                    if case .string(let name) = person.value(forKey: "lastName") { fetched += name.count }
+                }
+            }
+        }
+    }
+
+    /// The same with raw libpq: one `SELECT` of every column, filtered with `strpos` on the folded last name and
+    /// ordered by the folded columns (which ObjectGraph's store writes), decoded into Swift values. Seconds.
+    public static func rawServerQuerySeconds(uri: String, needle: String?) throws -> Double {
+        let raw = try Raw(uri)
+        var total = 0
+        let filter = needle == nil ? "" : #" WHERE strpos("ZLASTNAME$F", $1) > 0"#
+        return try Measure.seconds {
+            let result = try raw.run(#"SELECT "Z_PK", "Z_OPT", "ZAGE", "ZCITY", "ZCREATEDAT", "ZEMAIL", "ZFIRSTNAME", "#
+                + #""ZLASTNAME", "ZSECTION" FROM "ZPERSON""# + filter
+                + #" ORDER BY "ZLASTNAME$F" NULLS FIRST, "ZFIRSTNAME$F" NULLS FIRST, "Z_PK""#,
+                needle.map { [StringFolding.folded($0)] } ?? [])
+            defer { PQclear(result) }
+            var rows: [PersonRow] = []
+            for index in 0..<PQntuples(result) {
+                func text(_ field: Int32) -> String { String(cString: PQgetvalue(result, index, field)) }
+                rows.append(PersonRow(firstName: text(6), lastName: text(7), email: text(5), city: text(3),
+                    age: Int64(text(2)) ?? 0, createdAt: Double(text(4)) ?? 0, section: text(8)))
+                total += Int(Int64(text(0)) ?? 0) + Int(Int64(text(1)) ?? 0)
+            }
+            total += rows.count
+        }
+    }
+
     /// Reading every person with raw libpq into Swift values. Seconds.
     public static func rawFetchSeconds(uri: String) throws -> Double {
         let raw = try Raw(uri)

@@ -31,6 +31,13 @@ extension Suite {
             objectGraph: "\(ms(fetch)) (open \(ms(opens.sorted()[opens.count / 2])))", raw: ms(rawFetch),
             ratio: "\(fixed(fetch / rawFetch))× (open \(fixed(opens.sorted()[opens.count / 2] / rawFetch))×)",
             goal: "≤ 2×", met: fetch <= rawFetch * 2))
+        for (what, needle) in [("every person", nil), ("last name CONTAINS[cd] \"mül\"", "mül" as String?)] {
+            let server = try median { try PostgresWorkload.serverQuerySeconds(uri: uri, needle: needle) }
+            let raw = try median { try PostgresWorkload.rawServerQuerySeconds(uri: uri, needle: needle) }
+            report.add(Line(workload: "10. fetch \(what) of \(count / 1000)k sorted [cd] as objects, answered by the server",
+                objectGraph: ms(server), raw: ms(raw), ratio: "\(fixed(server / raw))×", goal: "≤ 2×",
+                met: server <= raw * 2))
+        }
         let commits = Int(ProcessInfo.processInfo.environment["REMOTE_COMMITS"] ?? "") ?? 200
         let latencies = try PostgresWorkload.notificationLatencies(uri: uri, commits: commits).sorted()
         let p50 = latencies[latencies.count / 2]
