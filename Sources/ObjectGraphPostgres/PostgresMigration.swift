@@ -71,12 +71,23 @@ struct PostgresMigration {
         let relationships = step.relationshipSource[entity.name] ?? [:]
         var keptColumns: Set<String> = []
         var renames: [(from: String, to: String)] = []
+        // Folded-text columns follow their attributes (a database made before them has none: ``finish(_:)`` adds
+        // and fills those that are missing then); `folded` is the set of those the table has after the renames.
+        let foldedBefore = try presentFoldedColumns(of: entity)
+        var folded: Set<String> = []
         for (_, attribute) in PostgresSchema.storedAttributes(entity) {
             guard let previous = attributes[attribute.name], let before = old.attribute(named: previous),
                 PostgresSchema.storedAttributes(old).contains(where: { $0.attribute.name == previous })
             else { continue }
             keptColumns.insert(PostgresSchema.column(before))
             renames.append((PostgresSchema.column(before), PostgresSchema.column(attribute)))
+            if let from = PostgresSchema.foldedColumn(before), let to = PostgresSchema.foldedColumn(attribute),
+                foldedBefore.contains(before.columnName + "$F")
+            {
+                keptColumns.insert(from)
+                renames.append((from, to))
+                folded.insert(to)
+            }
         }
         // (A to-one that was a to-many gets a new column, which the moved links fill.)
         func kept(_ name: String) -> String? { moves.keepsColumn(of: entity, name) ? relationships[name] : nil }
@@ -87,6 +98,7 @@ struct PostgresMigration {
         }
         // Columns that are gone.
         let oldColumns = PostgresSchema.storedAttributes(old).map { PostgresSchema.column($0.attribute) }
+            + PostgresSchema.storedAttributes(old).compactMap { PostgresSchema.foldedColumn($0.attribute) }
             + PostgresSchema.storedToOnes(old).map { PostgresSchema.column($0.name) }
         for column in oldColumns where !keptColumns.contains(column) {
             try connection.execute("ALTER TABLE \(table) DROP COLUMN IF EXISTS \(column)")
@@ -102,25 +114,46 @@ struct PostgresMigration {
         for (temporary, final) in temporaries {
             try connection.execute("ALTER TABLE \(table) RENAME COLUMN \(temporary) TO \(final)")
         }
-        // New ones; and defaults for rows without a value where an attribute became required.
+        // New ones; and defaults for rows without a value where an attribute became required. (A string
+        // attribute's folded text is written with its value, folded here: the server cannot fold.)
         for (_, attribute) in PostgresSchema.storedAttributes(entity) {
             let column = PostgresSchema.column(attribute)
             let type = PostgresValueCoding.columnType(attribute.attributeType)
             let defaultValue = PostgresValueCoding.encode(attribute.defaultValue, as: attribute.attributeType)
+            var assignments = "\(column) = $1"
+            var parameters = [defaultValue]
+            func foldingToo(_ foldedColumn: String) {
+                assignments += ", \(foldedColumn) = $2"
+                parameters.append(PostgresSchema.foldedText(PostgresValueCoding.decode(defaultValue, as: .string)))
+            }
             if let previous = attributes[attribute.name], old.attribute(named: previous) != nil {
-                if !attribute.isOptional, let defaultValue {
-                    try connection.execute("UPDATE \(table) SET \(column) = $1 WHERE \(column) IS NULL", [defaultValue])
+                if !attribute.isOptional, defaultValue != nil {
+                    if let foldedColumn = PostgresSchema.foldedColumn(attribute), folded.contains(foldedColumn) {
+                        foldingToo(foldedColumn)
+                    }
+                    try connection.execute("UPDATE \(table) SET \(assignments) WHERE \(column) IS NULL", parameters)
                 }
                 continue
             }
-            try connection.execute("ALTER TABLE \(table) ADD COLUMN \(column) \(type)")
-            if let defaultValue {
-                try connection.execute("UPDATE \(table) SET \(column) = $1", [defaultValue])
+            var added = "ADD COLUMN \(column) \(type)"
+            if let foldedColumn = PostgresSchema.foldedColumn(attribute) {
+                added += ", ADD COLUMN \(foldedColumn) text COLLATE \"C\""
+                foldingToo(foldedColumn)
             }
+            try connection.execute("ALTER TABLE \(table) \(added)")
+            if defaultValue != nil { try connection.execute("UPDATE \(table) SET \(assignments)", parameters) }
         }
         for (_, name) in PostgresSchema.storedToOnes(entity) where kept(name) == nil {
             try connection.execute("ALTER TABLE \(table) ADD COLUMN \(PostgresSchema.column(name)) text COLLATE \"C\"")
         }
+    }
+
+    /// The folded-text columns (unquoted) that `entity`'s table has now.
+    private func presentFoldedColumns(of entity: EntityDescription) throws(ObjectGraphError) -> Set<String> {
+        let rows = try connection.execute(#"SELECT column_name FROM information_schema.columns "#
+            + #"WHERE table_schema = current_schema() AND table_name = $1 AND column_name LIKE '%$F'"#,
+            ["Z" + entity.name.uppercased()])
+        return Set(rows.compactMap { $0.first ?? nil })
     }
 
     /// Makes `Entity/pk` references and list keys follow renamed entities and relationships, and deletes the lists
@@ -223,6 +256,8 @@ struct PostgresMigration {
                     reason: "existing rows repeat its values")
             }
         }
+        // Folded-text columns the source's tables lacked (a database made before them), filled from the values.
+        try PostgresFoldedColumns.add(try PostgresFoldedColumns.missing(in: model, on: connection), on: connection)
         let roots = model.entities.filter { $0.parentEntityName == nil }.map(\.name)
         try connection.execute(#"DELETE FROM "Z_PRIMARYKEY" WHERE "Z_NAME" <> ALL($1::text[])"#,
             [PostgresSQL.textArray(roots)])

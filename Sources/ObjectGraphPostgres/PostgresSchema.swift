@@ -68,9 +68,31 @@ struct PostgresSchema {
         return StringFolding.folded(text)
     }
 
-    /// The data columns of `entity`'s table, in order: attributes, then to-one relationships.
+    /// The data columns of `entity`'s table, in order: attributes, then to-one relationships. Rows are read
+    /// through these (never the folded-text columns, which are derived from them).
     static func dataColumns(_ entity: EntityDescription) -> [String] {
         storedAttributes(entity).map { column($0.attribute) } + storedToOnes(entity).map { column($0.name) }
+    }
+
+    /// The columns a write of `entity`'s row sets, in order: each stored attribute's column, directly followed by
+    /// its folded-text column (``foldedColumn(_:)``) when it is a string attribute, then the to-one relationships.
+    static func writtenColumns(_ entity: EntityDescription) -> [String] {
+        var columns: [String] = []
+        for (_, attribute) in storedAttributes(entity) {
+            columns.append(column(attribute))
+            if let folded = foldedColumn(attribute) { columns.append(folded) }
+        }
+        return columns + storedToOnes(entity).map { column($0.name) }
+    }
+
+    /// The stored string attributes of `entity` with their folded-text columns (unquoted names, as
+    /// `information_schema` spells them, and quoted).
+    static func foldedColumns(_ entity: EntityDescription)
+        -> [(attribute: AttributeDescription, name: String, column: String)]
+    {
+        storedAttributes(entity).compactMap { _, attribute in
+            foldedColumn(attribute).map { (attribute, attribute.columnName + "$F", $0) }
+        }
     }
 
     /// Statements creating every table that is missing (existing ones are left as they are).
@@ -106,6 +128,7 @@ struct PostgresSchema {
             var columns = [#""Z_PK" bigint PRIMARY KEY"#, #""Z_ENT" integer NOT NULL"#, #""Z_OPT" bigint NOT NULL"#]
             for (_, attribute) in Self.storedAttributes(entity) {
                 columns.append(Self.column(attribute) + " " + PostgresValueCoding.columnType(attribute.attributeType))
+                if let folded = Self.foldedColumn(attribute) { columns.append(folded + #" text COLLATE "C""#) }
             }
             for (_, name) in Self.storedToOnes(entity) { columns.append(Self.column(name) + #" text COLLATE "C""#) }
             statements.append("CREATE TABLE IF NOT EXISTS \(Self.table(entity)) (\(columns.joined(separator: ", ")))")

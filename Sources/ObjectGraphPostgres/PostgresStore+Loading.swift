@@ -46,6 +46,8 @@ extension PostgresStore {
         let store = PostgresStore(uri: url.absoluteString, displayName: displayName, model: model, isReadOnly: readOnly,
             writer: writer, identifier: metadata.storeUUID,
             externalThreshold: request.options.externalBinaryDataThreshold)
+        // (A read-only client of a database made before the folded-text columns finds them missing.)
+        store.hasFoldedColumns = try PostgresFoldedColumns.missing(in: model, on: writer).isEmpty
         let progress = request.isProgressFollowed ? request.reportProgress : nil
         try store.withLock { () throws(ObjectGraphError) in try store.reloadAll(reporting: progress) }
         ExternalValueReaders.register(store, forStore: store.identifier, opening: store.clientID)  // (reads its values)
@@ -66,6 +68,7 @@ extension PostgresStore {
             if let stored = try readMetadata(on: writer) {
                 if stored.entityVersionHashes == model.entityVersionHashes, !readOnly {
                     for statement in PostgresSchema(model: model).creationStatements() { try writer.execute(statement) }
+                    try upgradeFoldedColumns(model: model, on: writer)
                 }
                 try writer.execute("COMMIT")
                 return stored
@@ -85,6 +88,21 @@ extension PostgresStore {
             _ = try? writer.execute("ROLLBACK")
             throw error
         }
+    }
+
+    /// Adds the folded-text columns a database made before them lacks, and fills them (``PostgresFoldedColumns``),
+    /// in the caller's transaction (which holds the creation lock: one client at a time), taking the writers' lock
+    /// first so that no save writes meanwhile. An up-to-date database costs one read of `information_schema`, and
+    /// no lock.
+    private static func upgradeFoldedColumns(model: ManagedObjectModel, on writer: PostgresConnection)
+        throws(ObjectGraphError)
+    {
+        // (Read under the creation lock, which every other path that adds columns — opening, migrating, restoring —
+        // takes too: what is missing stays missing until this transaction adds it.)
+        let missing = try PostgresFoldedColumns.missing(in: model, on: writer)
+        guard !missing.isEmpty else { return }
+        try writer.execute("SELECT pg_advisory_xact_lock(7301002)")
+        try PostgresFoldedColumns.add(missing, on: writer)
     }
 
     /// Reloads the replica when a failed commit left it in doubt. Call holding ``lock``.

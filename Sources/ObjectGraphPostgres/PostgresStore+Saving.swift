@@ -92,6 +92,12 @@ extension PostgresStore {
                         threshold: externalThreshold, replacing: true),
                     as: attribute.attributeType))
                 assignments.append("\(PostgresSchema.column(attribute)) = $\(parameters.count)")
+                // (The folded text goes with the value, in the same statement: the server never has one without
+                // the other.)
+                if let folded = PostgresSchema.foldedColumn(attribute) {
+                    parameters.append(PostgresSchema.foldedText(value))
+                    assignments.append("\(folded) = $\(parameters.count)")
+                }
             }
             for (index, name) in PostgresSchema.storedToOnes(update.entity) {
                 parameters.append(reference(update.toOne.indices.contains(index) ? update.toOne[index] : nil))
@@ -162,12 +168,13 @@ extension PostgresStore {
             guard let entity = group.first?.entity else { continue }
             let attributes = PostgresSchema.storedAttributes(entity)
             let toOnes = PostgresSchema.storedToOnes(entity)
-            let columns = [#""Z_PK""#, #""Z_ENT""#, #""Z_OPT""#] + PostgresSchema.dataColumns(entity)
+            let columns = [#""Z_PK""#, #""Z_ENT""#, #""Z_OPT""#] + PostgresSchema.writtenColumns(entity)
             let perRow = columns.count
             let entityNumber = String(model.entityNumber(of: entity))
             let hasExternal = !PostgresSchema.externalAttributes(entity).isEmpty
             // Read by position: going over `attributes` copied each attribute's description for every row.
             let types = attributes.map(\.attribute.attributeType)
+            let folds = attributes.map { PostgresSchema.foldedColumn($0.attribute) != nil }
             let chunkSize = max(1, 30_000 / perRow)
             var start = 0
             while start < group.count {
@@ -184,14 +191,16 @@ extension PostgresStore {
                     for slot in attributes.indices {
                         let index = attributes[slot].index
                         let value = insert.values.indices.contains(index) ? insert.values[index] : .null
-                        guard hasExternal else {
+                        if hasExternal {
+                            parameters.append(PostgresValueCoding.encode(
+                                external.route(value, of: attributes[slot].attribute, owner: owner,
+                                    threshold: externalThreshold, replacing: false),
+                                as: types[slot]))
+                        } else {
                             parameters.append(PostgresValueCoding.encode(value, as: types[slot]))
-                            continue
                         }
-                        parameters.append(PostgresValueCoding.encode(
-                            external.route(value, of: attributes[slot].attribute, owner: owner,
-                                threshold: externalThreshold, replacing: false),
-                            as: types[slot]))
+                        // (A string attribute's folded text follows its value: see `writtenColumns`.)
+                        if folds[slot] { parameters.append(PostgresSchema.foldedText(value)) }
                     }
                     for (index, _) in toOnes {
                         parameters.append(reference(insert.toOne.indices.contains(index) ? insert.toOne[index] : nil))

@@ -61,6 +61,11 @@ public final class PostgresStore: RemoteChangeObservingStore, @unchecked Sendabl
     /// Who hears of other clients' commits (the coordinator, with remote-change notifications on); guarded by
     /// ``lock``.
     var observer: (@Sendable (RemoteCommit) -> Void)?
+    /// Whether every table has its folded-text columns (``PostgresSchema/foldedColumn(_:)``), filled: set at
+    /// opening, before the store is shared, and not changed afterwards. A writable client always finds (or makes)
+    /// them (opening upgrades a database made before them); a read-only client of such a database does not, and
+    /// then must not let the server answer anything through them (compare in memory instead).
+    var hasFoldedColumns = false
     /// The placeholders of the last multi-row `INSERT` a save built (see `insertPlaceholders`); guarded by ``lock``.
     var lastInsertPlaceholders: (rows: Int, columns: Int, text: String)?
     /// Where commits are handed to ``observer``, one at a time, in commit order.
