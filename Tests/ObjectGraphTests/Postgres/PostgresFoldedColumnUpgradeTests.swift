@@ -66,7 +66,7 @@ struct PostgresFoldedColumnUpgradeTests {
         #expect(try Self.store(upgraded).hasFoldedColumns)
         #expect(try PostgresFoldedColumns.missing(in: model, on: database.connection()).isEmpty)
         let checked = try PostgresFoldedColumnTests.check(database, model)
-        #expect(checked.wrong == [])
+        #expect(checked.wrong == 0, "\(checked.examples)")
         #expect(checked.values > objects.count)
 
         // Two clients opening at once: one upgrades, the other finds it done.
@@ -83,7 +83,7 @@ struct PostgresFoldedColumnUpgradeTests {
             opened.withLock { $0.append(outcome) }
         }
         #expect(try opened.withLock { $0 }.map { try $0.get() } == [true, true])
-        #expect(try PostgresFoldedColumnTests.check(database, model).wrong == [])
+        #expect(try PostgresFoldedColumnTests.check(database, model).wrong == 0)
     }
 
     @Test func anUpToDateDatabaseOpensWhileASaveHoldsTheWritersLock() throws {
@@ -133,7 +133,7 @@ struct PostgresFoldedColumnUpgradeTests {
     func checkVersion2(_ database: PostgresTestDatabase, bundle: URL) throws {
         let model = try ModelBundle(contentsOf: bundle).model(named: "Folded 2")
         let checked = try PostgresFoldedColumnTests.check(database, model)
-        #expect(checked.wrong == [])
+        #expect(checked.wrong == 0, "\(checked.examples)")
         #expect(checked.values > 700)
         let connection = try database.connection()
         #expect(try connection.execute(#"SELECT count(*) FROM "ZPERSON" WHERE "ZTITLE$F" = 'dr. aesir'"#).first?[0] == "300")
