@@ -5,8 +5,9 @@ import ObjectGraph
 ///
 /// - one table per concrete entity, `"Z" + NAME` (upper-cased), with `Z_PK` (primary key, unique across the
 ///   entity's inheritance hierarchy), `Z_ENT` (the entity number), `Z_OPT` (the row version), a column
-///   `"Z" + ATTRIBUTE` per stored attribute and one per stored to-one relationship (the destination as
-///   `Entity/pk`);
+///   `"Z" + ATTRIBUTE` per stored attribute — followed, for a string attribute, by its folded text
+///   `"Z" + ATTRIBUTE + "$F"` (``foldedColumn(_:)``: written with every value, never read back) — and one per stored
+///   to-one relationship (the destination as `Entity/pk`);
 /// - `Z_PRIMARYKEY`: the highest key handed out per hierarchy (`UPDATE … RETURNING`, so no two clients ever get
 ///   the same key);
 /// - `Z_METADATA`: the store's UUID and metadata property list;

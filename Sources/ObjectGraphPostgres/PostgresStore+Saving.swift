@@ -157,7 +157,8 @@ extension PostgresStore {
     }
 
     /// The multi-row `INSERT`s of `inserts`, grouped by entity, at version 1 unless `versions` gives another (a
-    /// restore keeps the rows' versions).
+    /// restore keeps the rows' versions); string attributes' folded text goes with their values
+    /// (``PostgresSchema/writtenColumns(_:)``).
     func insertStatements(_ inserts: [StoreSaveRequest.Insert], reference: (ManagedObjectID?) -> String?,
         external: inout ExternalWrites, versions: [ManagedObjectID: Int64] = [:]) -> [PostgresConnection.Statement]
     {
