@@ -226,32 +226,16 @@ enum PostgresSQL {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// `value` as a quoted array element: backslashes and double quotes escaped with a backslash.
+    /// `value` as a quoted array element: backslashes and double quotes escaped with a backslash. PostgreSQL text
+    /// cannot hold NUL: the element ends before one, as a parameter passed as a C string does.
     private static func appendQuoted(_ value: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         for byte in value.utf8 {
+            if byte == 0 { break }
             if byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\"") { bytes.append(UInt8(ascii: "\\")) }
             bytes.append(byte)
         }
         bytes.append(UInt8(ascii: "\""))
-    }
-
-    /// The placeholders of a multi-row `VALUES` list: `rows` tuples of `columns` placeholders each, numbered
-    /// from `$1` on (`($1, $2), ($3, $4)`).
-    static func valuesPlaceholders(rows: Int, columns: Int) -> String {
-        var text = ""
-        text.reserveCapacity(rows * columns * 8)
-        var number = 0
-        for row in 0..<rows {
-            text += row == 0 ? "(" : ", ("
-            for column in 0..<columns {
-                number += 1
-                text += column == 0 ? "$" : ", $"
-                text += String(number)
-            }
-            text += ")"
-        }
-        return text
     }
 
     /// An integer array literal for a `$n::bigint[]` parameter.

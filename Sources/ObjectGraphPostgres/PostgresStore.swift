@@ -66,8 +66,6 @@ public final class PostgresStore: RemoteChangeObservingStore, @unchecked Sendabl
     /// them (opening upgrades a database made before them); a read-only client of such a database does not, and
     /// then must not let the server answer anything through them (compare in memory instead).
     var hasFoldedColumns = false
-    /// The placeholders of the last multi-row `INSERT` a save built (see `insertPlaceholders`); guarded by ``lock``.
-    var lastInsertPlaceholders: (rows: Int, columns: Int, text: String)?
     /// Where commits are handed to ``observer``, one at a time, in commit order.
     let deliveries = DispatchQueue(label: "ObjectGraph PostgreSQL commits")
 

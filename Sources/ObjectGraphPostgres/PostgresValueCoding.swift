@@ -9,10 +9,18 @@ enum PostgresValueCoding {
     /// as SQLite does, whatever the database's locale.
     static func columnType(_ type: AttributeType) -> String {
         switch type {
+        case .string, .uri: "text COLLATE \"C\""
+        default: baseType(type)
+        }
+    }
+
+    /// The type of a column of `type` without its collation (what an array of such values is an array of).
+    static func baseType(_ type: AttributeType) -> String {
+        switch type {
         case .integer16, .integer32, .integer64: "bigint"
         case .double, .float, .date: "double precision"
         case .decimal: "numeric"
-        case .string, .uri: "text COLLATE \"C\""
+        case .string, .uri: "text"
         case .boolean: "boolean"
         case .binary, .transformable: "bytea"
         case .uuid: "uuid"
