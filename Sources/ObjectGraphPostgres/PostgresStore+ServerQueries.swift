@@ -201,8 +201,3 @@ struct ServerQueryTally {
     var replica = 0
     var failed = 0
 }
-
-extension PostgresStore {
-    /// Whether the tables have folded-text columns (TEMPORARY until the schema upgrade lands).
-    var hasFoldedColumns: Bool { ProcessInfo.processInfo.environment["OG_FOLDED"] != nil }
-}
