@@ -93,7 +93,7 @@ extension PostgresStore {
     /// Adds the folded-text columns a database made before them lacks, and fills them (``PostgresFoldedColumns``),
     /// in the caller's transaction (which holds the creation lock: one client at a time), taking the writers' lock
     /// first so that no save writes meanwhile. An up-to-date database costs one read of `information_schema`, and
-    /// no lock.
+    /// saves never wait for it.
     private static func upgradeFoldedColumns(model: ManagedObjectModel, on writer: PostgresConnection)
         throws(ObjectGraphError)
     {
