@@ -93,10 +93,7 @@ extension PostgresStore {
         // without a round trip.
         guard request.predicate != nil || !request.sortCriteria.isEmpty else { return nil }
         try validate(request)
-        guard let query = serverQuery(for: request, counting: false) else {
-            if ProcessInfo.processInfo.environment["OG_DEBUG"] != nil { print("REPLICA", request.predicate.map { "\($0)" } ?? "-", request.sortCriteria) }
-            return countReplicaAnswer()
-        }
+        guard let query = serverQuery(for: request, counting: false) else { return countReplicaAnswer() }
         if query.isEmpty { return countServerAnswer([]) }
         return try withLock { () throws(ObjectGraphError) -> [RowSnapshot]? in
             guard let rows = try runAtReplicaCommit(query) else { return countReplicaAnswer() }
@@ -170,7 +167,6 @@ extension PostgresStore {
                 publish(try applyNewCommits(on: writer))
                 guard !migratedAway else { return nil }
             } catch {
-                if ProcessInfo.processInfo.environment["OG_DEBUG"] != nil { print("SERVER QUERY FAILED", error, query.sql) }
                 _ = try? writer.execute("ROLLBACK")
                 if writer.isConnected { queryTally.withLock { $0.failed += 1 } }
                 return nil
