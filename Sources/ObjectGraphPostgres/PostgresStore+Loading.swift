@@ -232,13 +232,19 @@ extension PostgresStore {
             parameters.append(PostgresSQL.textArray(keys))
         }
         sql += #" ORDER BY "Z_KEY", "Z_POSITION""#
+        // The rows come list by list: each list is built in a local array and stored once it is complete (appending
+        // to the dictionary's copy copied the whole list for every member, quadratic in a list's length).
+        var current: (key: String, members: [ManagedObjectID])?
         for row in try connection.execute(sql, parameters) {
             guard let key = row[0], let member = row[1], let reference = PostgresReference.parse(member) else { continue }
             let id = replicaStorage.objectID(entityName: reference.entityName, primaryKey: reference.primaryKey)
-            var list = (lists[key] ?? nil) ?? []
-            list.append(id)
-            lists[key] = list
+            if current?.key != key {
+                if let finished = current { lists[finished.key] = finished.members }
+                current = (key, [])
+            }
+            current?.members.append(id)
         }
+        if let finished = current { lists[finished.key] = finished.members }
         return lists
     }
 }
