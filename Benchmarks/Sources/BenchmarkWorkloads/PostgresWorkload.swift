@@ -171,33 +171,22 @@ public enum PostgresWorkload {
     /// The same with raw libpq: one `SELECT` of every column, filtered with `strpos` on the folded last name and
     /// ordered by the folded columns (which ObjectGraph's store writes), decoded into Swift values. Seconds.
     public static func rawServerQuerySeconds(uri: String, needle: String?) throws -> Double {
-        let raw = try Raw(uri)
-        var total = 0
         let filter = needle == nil ? "" : #" WHERE strpos("ZLASTNAME$F", $1) > 0"#
-        return try Measure.seconds {
-            let result = try raw.run(#"SELECT "Z_PK", "Z_OPT", "ZAGE", "ZCITY", "ZCREATEDAT", "ZEMAIL", "ZFIRSTNAME", "#
-                + #""ZLASTNAME", "ZSECTION" FROM "ZPERSON""# + filter
-                + #" ORDER BY "ZLASTNAME$F" NULLS FIRST, "ZFIRSTNAME$F" NULLS FIRST, "Z_PK""#,
-                needle.map { [StringFolding.folded($0)] } ?? [])
-            defer { PQclear(result) }
-            var rows: [PersonRow] = []
-            for index in 0..<PQntuples(result) {
-                func text(_ field: Int32) -> String { String(cString: PQgetvalue(result, index, field)) }
-                rows.append(PersonRow(firstName: text(6), lastName: text(7), email: text(5), city: text(3),
-                    age: Int64(text(2)) ?? 0, createdAt: Double(text(4)) ?? 0, section: text(8)))
-                total += Int(Int64(text(0)) ?? 0) + Int(Int64(text(1)) ?? 0)
-            }
-            total += rows.count
-        }
+        return try rawSelectSeconds(uri: uri,
+            clauses: filter + #" ORDER BY "ZLASTNAME$F" NULLS FIRST, "ZFIRSTNAME$F" NULLS FIRST, "Z_PK""#,
+            needle.map { [StringFolding.folded($0)] } ?? [])
     }
 
     /// Reading every person with raw libpq into Swift values. Seconds.
-    public static func rawFetchSeconds(uri: String) throws -> Double {
+    public static func rawFetchSeconds(uri: String) throws -> Double { try rawSelectSeconds(uri: uri, clauses: "", []) }
+
+    /// One raw `SELECT` of every person column, with `clauses` after its `FROM`, decoded into Swift values. Seconds.
+    private static func rawSelectSeconds(uri: String, clauses: String, _ parameters: [String?]) throws -> Double {
         let raw = try Raw(uri)
         var total = 0
         return try Measure.seconds {
             let result = try raw.run(#"SELECT "Z_PK", "Z_OPT", "ZAGE", "ZCITY", "ZCREATEDAT", "ZEMAIL", "ZFIRSTNAME", "#
-                + #""ZLASTNAME", "ZSECTION" FROM "ZPERSON""#)
+                + #""ZLASTNAME", "ZSECTION" FROM "ZPERSON""# + clauses, parameters)
             defer { PQclear(result) }
             var rows: [PersonRow] = []
             for index in 0..<PQntuples(result) {
