@@ -17,7 +17,8 @@ extension PostgresStore {
     }
 
     /// How many fetches and counts the server answered, and how many the replica answered because they had no exact
-    /// translation or the server could not be asked (for tests and `store-info`).
+    /// translation or the server could not be asked, and how many compiled statements the server refused (for tests:
+    /// a refusal is a translation bug, answered by the replica).
     var serverQueryTally: (server: Int, replica: Int, failed: Int) {
         queryTally.withLock { ($0.server, $0.replica, $0.failed) }
     }
@@ -133,8 +134,8 @@ extension PostgresStore {
             guard let answer else { return countReplicaAnswer() }
             total = answer
         }
-        let remaining = max(0, total - max(0, request.fetchOffset))
-        return countServerAnswer(request.fetchLimit > 0 ? min(remaining, request.fetchLimit) : remaining)
+        // (As the other stores count: up to the limit, the offset not applied.)
+        return countServerAnswer(request.fetchLimit > 0 ? min(total, request.fetchLimit) : total)
     }
 
     /// Refuses what memory refuses, before the server sees it: predicates that do not fit the model.

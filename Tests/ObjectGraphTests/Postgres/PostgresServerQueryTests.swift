@@ -101,9 +101,12 @@ struct PostgresServerQueryTests {
             }
         }
 
-        func count(_ context: ManagedObjectContext, _ entity: String, _ predicate: FetchPredicate?) throws -> Int {
+        func count(_ context: ManagedObjectContext, _ entity: String, _ predicate: FetchPredicate?, limit: Int = 0,
+            offset: Int = 0) throws -> Int
+        {
             try context.performAndWait {
-                try context.count(for: FetchRequest<ManagedObject>(entityName: entity, predicate: predicate))
+                try context.count(for: FetchRequest<ManagedObject>(entityName: entity, predicate: predicate,
+                    fetchLimit: limit, fetchOffset: offset))
             }
         }
     }
@@ -212,6 +215,15 @@ struct PostgresServerQueryTests {
         let after = stores.store.serverQueryTally
         #expect(after.failed == before.failed)
         #expect(after.replica == before.replica)
+    }
+
+    @Test func countsWithALimitAndAnOffsetAreTheOtherStores() throws {
+        let stores = try Self.stores.get()
+        let predicate = try FetchPredicate(format: "count >= 1")
+        for (limit, offset) in [(0, 0), (10, 0), (0, 10), (10, 5), (100_000, 3)] {
+            #expect(try stores.count(stores.postgres, "Item", predicate, limit: limit, offset: offset)
+                == stores.count(stores.memory, "Item", predicate, limit: limit, offset: offset), "limit \(limit) offset \(offset)")
+        }
     }
 
     @Test func untranslatablePredicatesAreAnsweredByTheReplicaWithTheSameAnswers() throws {
