@@ -129,6 +129,13 @@ extension PostgresStore {
         let outcomes = try writer.pipeline(inserts + externalStatements)
         let written = try external.references(from: outcomes.suffix(externalStatements.count))
 
+        // The lists the save changes, as they are before it: only their differences are written.
+        let permanentIDs = Dictionary(request.inserts.compactMap { insert in insert.permanentID.map { (insert.temporaryID, $0) } },
+            uniquingKeysWith: { first, _ in first })
+        var listsBefore: [String: [ManagedObjectID]] = [:]
+        for key in replicaStorage.relationshipKeys(touchedBy: request, permanentIDs: permanentIDs) {
+            listsBefore[key] = replicaStorage.relationshipList(forKey: key) ?? []
+        }
         replicaChanged = true
         // The replica and the saving context hold references to the values Z_EXTERNALDATA took, not their bytes.
         let (replicated, references) = withReferences(written, in: request)
@@ -144,7 +151,7 @@ extension PostgresStore {
         let inserted = request.inserts.compactMap { reference($0.permanentID) }
         let updated = request.updates.compactMap { PostgresReference.string($0.objectID) }
         let deleted = request.deletes.compactMap { PostgresReference.string($0.objectID) }
-        let closing = listStatements(listKeys)
+        let closing = listStatements(listKeys, before: lists == nil ? listsBefore : [:])
             + [logStatement(inserted: inserted, updated: updated, deleted: deleted, lists: listKeys,
                 author: request.author, contextName: request.contextName), PostgresConnection.Statement("COMMIT")]
         let closed = try writer.pipeline(closing)
@@ -252,18 +259,67 @@ extension PostgresStore {
     /// last), so that a statement stays far below the server's 1 GB limit whatever the values.
     static let insertChunkBytes = 32 << 20
 
-    /// The statements that rewrite the relationship lists `keys` as the replica now holds them.
-    private func listStatements(_ keys: [String]) -> [PostgresConnection.Statement] {
+    /// The statements that bring the relationship lists `keys` to what the replica now holds: for a list whose members
+    /// before the save are in `before`, the members it lost are deleted and those it gained appended after its last
+    /// position (so the server keeps the order the replica has: the others' order, newcomers at the end); every
+    /// other list (orders of ordered relationships, lists the caller took over whole) is written again whole.
+    ///
+    /// A save of a thousand people who each join one of a few tags writes a thousand rows, not every tag's whole
+    /// list again (which made imports slower with every save, and every client read the whole lists back).
+    private func listStatements(_ keys: [String], before: [String: [ManagedObjectID]]) -> [PostgresConnection.Statement] {
         guard !keys.isEmpty else { return [] }
-        var statements = [PostgresConnection.Statement(#"DELETE FROM "Z_RELATIONSHIPLISTS" WHERE "Z_KEY" = ANY($1::text[])"#,
-            [PostgresSQL.textArray(keys)])]
+        var rewritten: [String] = []
+        var removedKeys: [String] = [], removedMembers: [String] = []
+        var addedKeys: [String] = [], addedOrdinals: [Int64] = [], addedMembers: [String] = []
         for key in keys {
-            let members = (replicaStorage.relationshipList(forKey: key) ?? []).compactMap(PostgresReference.string)
-            guard !members.isEmpty else { continue }
+            let members = replicaStorage.relationshipList(forKey: key) ?? []
+            var added = members[...]
+            if let old = before[key], !key.hasSuffix("#order") {
+                let now = Set(members), then = Set(old)
+                for member in old where !now.contains(member) {
+                    guard let reference = PostgresReference.string(member) else { continue }
+                    removedKeys.append(key)
+                    removedMembers.append(reference)
+                }
+                // (The replica keeps the members it had in their order and appends newcomers.)
+                added = members.drop { then.contains($0) }
+                let kept = members[..<added.startIndex]
+                if added.contains(where: then.contains) || !kept.elementsEqual(old.lazy.filter(now.contains)) {
+                    rewritten.append(key)
+                    added = members[...]
+                }
+            } else {
+                rewritten.append(key)
+            }
+            var ordinal: Int64 = 0
+            for member in added {
+                guard let reference = PostgresReference.string(member) else { continue }
+                ordinal += 1
+                addedKeys.append(key)
+                addedOrdinals.append(ordinal)
+                addedMembers.append(reference)
+            }
+        }
+        var statements: [PostgresConnection.Statement] = []
+        if !rewritten.isEmpty {
+            statements.append(PostgresConnection.Statement(
+                #"DELETE FROM "Z_RELATIONSHIPLISTS" WHERE "Z_KEY" = ANY($1::text[])"#, [PostgresSQL.textArray(rewritten)]))
+        }
+        if !removedKeys.isEmpty {
+            statements.append(PostgresConnection.Statement(
+                #"DELETE FROM "Z_RELATIONSHIPLISTS" AS l USING unnest($1::text[], $2::text[]) AS r(k, m) "#
+                    + #"WHERE l."Z_KEY" = r.k AND l."Z_MEMBER" = r.m"#,
+                [PostgresSQL.textArray(removedKeys), PostgresSQL.textArray(removedMembers)]))
+        }
+        if !addedKeys.isEmpty {
+            // After each list's last position (0 for a list rewritten or new).
             statements.append(PostgresConnection.Statement(
                 #"INSERT INTO "Z_RELATIONSHIPLISTS" ("Z_KEY", "Z_POSITION", "Z_MEMBER") "#
-                    + #"SELECT $1, u.position, u.member FROM unnest($2::text[]) WITH ORDINALITY AS u(member, position)"#,
-                [key, PostgresSQL.textArray(members)]))
+                    + #"SELECT a.k, coalesce(last.p, 0) + a.n, a.m FROM unnest($1::text[], $2::int[], $3::text[]) AS a(k, n, m) "#
+                    + #"LEFT JOIN (SELECT "Z_KEY", max("Z_POSITION") AS p FROM "Z_RELATIONSHIPLISTS" "#
+                    + #"WHERE "Z_KEY" = ANY($1::text[]) GROUP BY "Z_KEY") AS last ON last."Z_KEY" = a.k"#,
+                [PostgresSQL.textArray(addedKeys), PostgresSQL.integerArray(addedOrdinals),
+                    PostgresSQL.textArray(addedMembers)]))
         }
         return statements
     }

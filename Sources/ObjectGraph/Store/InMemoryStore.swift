@@ -395,13 +395,14 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
                 state.joins[Self.joinKey(change.entity, change.relationshipIndex, key) + "#order"] =
                     change.added.map { result.permanentIDs[$0] ?? $0 }
             }
+            // Lists are edited through working copies that know their members, each written back once: a tag
+            // that thousands of people of one save join was copied and searched per person (quadratic).
+            var lists = JoinListEdits()
             for change in request.joinChanges {
                 guard let key = (result.permanentIDs[change.objectID] ?? change.objectID).primaryKey else { continue }
                 let joinKey = Self.joinKey(change.entity, change.relationshipIndex, key)
-                let removed = Set(change.removed.map { result.permanentIDs[$0] ?? $0 })
-                var list = state.joins[joinKey, default: []].filter { !removed.contains($0) }
-                for id in change.added.map({ result.permanentIDs[$0] ?? $0 }) where !list.contains(id) { list.append(id) }
-                state.joins[joinKey] = list
+                lists.remove(change.removed.map { result.permanentIDs[$0] ?? $0 }, from: joinKey, in: state.joins)
+                for id in change.added { lists.append(result.permanentIDs[id] ?? id, to: joinKey, in: state.joins) }
                 // Mirror on the inverse side, which may not have been loaded (and so not changed) by the saver.
                 let owner = result.permanentIDs[change.objectID] ?? change.objectID
                 guard let inverseName = change.entity.relationships[change.relationshipIndex].inverseName else { continue }
@@ -411,12 +412,15 @@ final class InMemoryStore: StoreBackend, @unchecked Sendable {
                             let inverse = destination.relationships.firstIndex(where: { $0.name == inverseName })
                         else { continue }
                         let key = Self.joinKey(destination, inverse, pk)
-                        var other = state.joins[key, default: []]
-                        if adding { if !other.contains(owner) { other.append(owner) } } else { other.removeAll { $0 == owner } }
-                        state.joins[key] = other
+                        if adding {
+                            lists.append(owner, to: key, in: state.joins)
+                        } else {
+                            lists.remove([owner], from: key, in: state.joins)
+                        }
                     }
                 }
             }
+            lists.write(into: &state.joins)
             if recordsHistory {
                 var changes: [(id: ManagedObjectID, type: PersistentHistoryChange.ChangeType, updated: Set<String>?,
                     tombstone: [String: AttributeValue]?)] = []
