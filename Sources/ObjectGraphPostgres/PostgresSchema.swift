@@ -57,9 +57,11 @@ struct PostgresSchema {
     /// ``StringFolding/folded(_:)`` gives it, written by the client with every value, so that the server can answer
     /// case- and diacritic-insensitive comparisons and the `[cd]` sort order exactly as memory does (byte tests and
     /// byte order on folded UTF-8, the column being `COLLATE "C"`). `$` cannot appear in an attribute's name, so the
-    /// name never collides with an attribute's column.
+    /// name never collides with an attribute's column — except when PostgreSQL would cut it to its 63 bytes: an
+    /// attribute whose column name is that long has no folded column, and its `[cd]` comparisons and sorts are
+    /// answered from the client's copy.
     static func foldedColumn(_ attribute: AttributeDescription) -> String? {
-        guard attribute.attributeType == .string else { return nil }
+        guard attribute.attributeType == .string, attribute.columnName.utf8.count + 2 <= 63 else { return nil }
         return PostgresSQL.identifier(attribute.columnName + "$F")
     }
 

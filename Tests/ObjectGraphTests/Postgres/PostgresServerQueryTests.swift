@@ -248,6 +248,37 @@ struct PostgresServerQueryTests {
             == stores.serials(stores.postgres, "Item", nil, sort: localized))
     }
 
+    @Test func anAttributeTooLongForAFoldedColumnIsAnsweredByTheReplica() throws {
+        // "Z" + 62 letters is 63 bytes, PostgreSQL's longest name: no room for "$F".
+        let long = String(repeating: "n", count: 62)
+        let model = try ManagedObjectModel(entities: [
+            EntityDescription(name: "Item", attributes: [AttributeDescription(name: long, type: .string),
+                AttributeDescription(name: "short", type: .string)]),
+        ])
+        let database = try PostgresTestDatabase()
+        let coordinator = try database.coordinator(model: model)
+        let store = try #require(coordinator.persistentStores.first?.incrementalStore as? PostgresStore)
+        let context = PostgresStoreTests.context(coordinator)
+        let names = try context.performAndWait {
+            for text in ["Zoë", "zoe", "Émile"] {
+                let item = try context.insertNewObject(forEntityName: "Item")
+                item.setValue(.string(text), forKey: long)
+                item.setValue(.string(text), forKey: "short")
+            }
+            try context.save()
+            let before = store.serverQueryTally
+            let found = try context.fetch(FetchRequest<ManagedObject>(entityName: "Item",
+                predicate: FetchPredicate(format: "%K ==[cd] 'zoe'", long))).compactMap { $0.value(forKey: long).stringValue }
+            #expect(store.serverQueryTally.replica == before.replica + 1)
+            _ = try context.fetch(FetchRequest<ManagedObject>(entityName: "Item",
+                predicate: FetchPredicate(format: "short ==[cd] 'zoe'")))
+            #expect(store.serverQueryTally.server == before.server + 1)
+            #expect(store.serverQueryTally.failed == before.failed)
+            return found
+        }
+        #expect(names.sorted() == ["Zoë", "zoe"])
+    }
+
     @Test func anInvalidPredicateIsRefusedAsMemoryRefusesIt() throws {
         let stores = try Self.stores.get()
         let predicate = try FetchPredicate(format: "nosuchkey == 1")
