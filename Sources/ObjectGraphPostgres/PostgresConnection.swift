@@ -50,11 +50,27 @@ final class PostgresConnection {
         guard PQstatus(made) == CONNECTION_OK else {
             let reason = Self.message(PQerrorMessage(made))
             PQfinish(made)
-            throw .storeUnavailable(store: displayName, reason: reason)
+            throw Self.connectionFailure(reason, store: displayName)
         }
         // Quiet: notices (such as "relation already exists, skipping") must not reach stderr.
         PQsetNoticeProcessor(made, { _, _ in }, nil)
         connection = made
+    }
+
+    /// The error of a connection libpq could not make, from its message `reason`: a server or network that may come
+    /// back is ``ObjectGraphError/storeUnavailable(store:reason:)`` ("try again"); a refusal that trying again will not
+    /// change — a database or role that does not exist, a password refused — is
+    /// ``ObjectGraphError/storeFailed(store:reason:)``, and a connection option libpq does not take (`sslmode=bogus`)
+    /// ``ObjectGraphError/invalidStoreOption(name:reason:)``.
+    static func connectionFailure(_ reason: String, store: String) -> ObjectGraphError {
+        if reason.hasPrefix("invalid ") || reason.contains("invalid connection option") || reason.contains("invalid URI") {
+            return .invalidStoreOption(name: "connection URI", reason: reason)
+        }
+        let passing = ["starting up", "shutting down", "in recovery", "too many clients", "connection slots"]
+        if reason.contains("FATAL:"), !passing.contains(where: reason.contains) {
+            return .storeFailed(store: store, reason: reason)
+        }
+        return .storeUnavailable(store: store, reason: reason)
     }
 
     /// `uri` with the defaults ObjectGraph adds unless it sets them itself:

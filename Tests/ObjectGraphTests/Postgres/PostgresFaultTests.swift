@@ -32,6 +32,34 @@ struct PostgresFaultTests {
         #expect(coordinator.persistentStores.isEmpty)
     }
 
+    @Test func aMissingDatabaseOrABadOptionIsNotReportedAsPassing() throws {
+        let base = try #require(PostgresTestDatabase.baseURI.flatMap(URLComponents.init(string:)))
+        var missing = base
+        missing.path = "/og_no_such_database"
+        var badOption = base
+        badOption.queryItems = [URLQueryItem(name: "sslmode", value: "bogus")]
+        let model = try PostgresStoreTests.valuesModel()
+        for (components, expected) in [(missing, "storeFailed"), (badOption, "invalidStoreOption")] {
+            let url = try #require(components.url)
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+            do throws(ObjectGraphError) {
+                try coordinator.addPersistentStore(ofType: .postgreSQL, configurationName: nil, at: url,
+                    options: PersistentStoreOptions())
+                Issue.record("\(url) opened")
+            } catch {
+                switch (error, expected) {
+                case (.storeFailed(_, let reason), "storeFailed"):
+                    #expect(reason.contains("does not exist"), "\(reason)")
+                case (.invalidStoreOption(_, let reason), "invalidStoreOption"):
+                    #expect(reason.contains("sslmode"), "\(reason)")
+                default:
+                    Issue.record("expected \(expected), got \(error)")
+                }
+                #expect(!"\(error)".contains("try again"), "\(error)")
+            }
+        }
+    }
+
     @Test func aStatementTimeoutLeavesNoTransactionOpen() throws {
         let database = try PostgresTestDatabase()
         let model = try PostgresStoreTests.valuesModel()
