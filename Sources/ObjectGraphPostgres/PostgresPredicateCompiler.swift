@@ -15,10 +15,13 @@ import ObjectGraph
 ///   `strpos`, `right`, and `LIKE` with `*` and `?` translated, which matches per code point as memory does);
 /// - all of the above with `[cd]`, on the folded-text column (``PostgresSchema/foldedColumn(_:)``) against the
 ///   constant folded by the same Swift function memory uses — so folded affixes are the same byte tests;
-/// - to-one relationships compared with an object or nil, `SELF` with objects, `NOT`, `AND`, `OR`, `TRUEPREDICATE` and `FALSEPREDICATE`.
+/// - to-one relationships compared with an object or nil, `SELF` with objects, `NOT`, `AND`, `OR`, `TRUEPREDICATE` and `FALSEPREDICATE`;
+/// - one attribute of a to-many relationship's members compared with a constant under `ANY`, `ALL`, `NONE` or no
+///   qualifier (`ANY tags.name ==[cd] "swift"`, as `EXISTS`), and `@count` of a to-many relationship.
 ///
 /// Keys may lead through to-one relationships (`company.name`). Not compiled (the copy answers): `MATCHES` (ICU and
-/// PostgreSQL regular expressions differ), `[c]` or `[d]` alone, decimals, to-many relationships, subqueries, functions, arithmetic, collection
+/// PostgreSQL regular expressions differ), `[c]` or `[d]` alone, decimals, longer to-many key paths, `IN`/`CONTAINS`
+/// on to-many key paths, subqueries, functions, arithmetic, collection
 /// operators, variables, and comparisons of two columns or of values of different kinds.
 ///
 /// Truth values follow memory's: equality is two-valued (`nil == nil` holds), orderings with nil are unknown (SQL's
@@ -132,11 +135,13 @@ struct PostgresPredicateCompiler {
                 }
             }
             return .list(elements)
-        case .variable, .collectionOperation, .arithmetic, .function, .element: return nil
+        case .collectionOperation(let operation, _): return memberCount(operation, of: entity)
+        case .variable, .arithmetic, .function, .element: return nil
         }
     }
 
     mutating func comparison(_ comparison: FetchPredicate.Comparison, for entity: EntityDescription) -> String? {
+        if toManyPath(comparison.left, of: entity) != nil { return toManyComparison(comparison, for: entity) }
         guard let left = side(comparison.left, of: entity), let right = side(comparison.right, of: entity) else {
             return nil
         }

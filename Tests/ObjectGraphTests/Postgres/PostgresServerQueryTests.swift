@@ -101,6 +101,14 @@ struct PostgresServerQueryTests {
             }
         }
 
+        /// The labels of the owners `predicate` selects in `context`, in key order.
+        func labels(_ context: ManagedObjectContext, _ predicate: FetchPredicate) throws -> [String] {
+            try context.performAndWait {
+                try context.fetch(FetchRequest<ManagedObject>(entityName: "Owner", predicate: predicate))
+                    .map { $0.value(forKey: "label").stringValue ?? "nil" }
+            }
+        }
+
         func count(_ context: ManagedObjectContext, _ entity: String, _ predicate: FetchPredicate?, limit: Int = 0,
             offset: Int = 0) throws -> Int
         {
@@ -184,6 +192,38 @@ struct PostgresServerQueryTests {
         #expect(after.failed == before.failed, "the server refused compiled statements")
         #expect(after.replica == before.replica, "every generated predicate has an exact translation")
         #expect(after.server - before.server >= 400)
+    }
+
+    @Test func toManyComparisonsAgreeWithMemoryAndTheServerAnswersThem() throws {
+        let stores = try Self.stores.get()
+        var random = SeededRandom(seed: 0x70_3A4)
+        let before = stores.store.serverQueryTally
+        var problems: [String] = []
+        for _ in 0..<150 {
+            let modifier: FetchPredicate.Modifier = random.pick([.direct, .any, .all, .none])
+            let node: FetchPredicate.Node
+            if random.chance(0.25) {
+                let count = FetchPredicate.Operand.collectionOperation(.init(.count, of: .keyPath("items")))
+                node = .comparison(.init(count, random.pick([.equalTo, .greaterThan, .lessThanOrEqualTo]),
+                    .value(.integer(Int64.random(in: 0...150, using: &random)))))
+            } else if random.chance(0.5) {
+                node = .comparison(.init(.key("items.name"), random.pick([.equalTo, .notEqualTo, .beginsWith, .like, .lessThan]),
+                    .value(random.chance(0.1) ? .null : .string(random.pick(Self.words))),
+                    options: random.chance(0.5) ? [.caseInsensitive, .diacriticInsensitive] : [], modifier: modifier))
+            } else {
+                node = .comparison(.init(.key("items.count"), random.pick([.equalTo, .greaterThan, .lessThanOrEqualTo]),
+                    .value(.integer(random.pick([0, 1, 2, 3]))), modifier: modifier))
+            }
+            let predicate = FetchPredicate(random.chance(0.2) ? .not(node) : node)
+            let memory = try stores.labels(stores.memory, predicate)
+            let server = try stores.labels(stores.postgres, predicate)
+            if memory != server { problems.append("Owner where \(predicate): memory \(memory), server \(server)") }
+        }
+        #expect(problems.isEmpty, "\(problems.count) disagreements, first: \(problems.prefix(3))")
+        let after = stores.store.serverQueryTally
+        #expect(after.failed == before.failed)
+        #expect(after.replica == before.replica)
+        #expect(after.server - before.server == 150)
     }
 
     @Test func randomSortOrdersAgreeWithMemory() throws {
