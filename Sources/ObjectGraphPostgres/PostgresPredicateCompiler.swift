@@ -178,6 +178,24 @@ struct PostgresPredicateCompiler {
     private mutating func membership(_ member: Side, in elements: [Side], options: FetchPredicate.ComparisonOptions)
         -> String?
     {
+        if case .row = member {
+            // `SELF IN %@` with thousands of objects: one array of this table's keys, not a comparison each.
+            var keys: [Int64] = []
+            for element in elements {
+                switch element {
+                case .object(let id):
+                    if id.storeIdentifier == storeIdentifier, !id.isTemporaryID, id.entityName == entityName,
+                        let key = id.primaryKey
+                    {
+                        keys.append(key)
+                    }
+                case .constant: continue  // (an object never equals a value)
+                default: return nil
+                }
+            }
+            guard !keys.isEmpty else { return "FALSE" }
+            return "(\(Self.rowAlias).\"Z_PK\" = ANY(\(bind(PostgresSQL.integerArray(keys), as: "bigint[]"))))"
+        }
         var parts: [String] = []
         for element in elements {
             guard let part = scalar(.equalTo, member, element, options: options) else { return nil }

@@ -319,6 +319,26 @@ struct PostgresServerQueryTests {
         #expect(names.sorted() == ["Zoë", "zoe"])
     }
 
+    @Test func selfInThousandsOfObjectsIsOneArrayOnTheServer() throws {
+        let stores = try Self.stores.get()
+        let before = stores.store.serverQueryTally
+        for context in [stores.postgres, stores.memory] {
+            try context.performAndWait {
+                let all = try context.fetch(FetchRequest<ManagedObject>(entityName: "Item"))
+                // Every other item, many times over (more parameters than PostgreSQL takes in one statement, were each
+                // object a parameter), plus an object of another entity, which never matches.
+                let owner = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Owner")).first)
+                let wanted = Array(repeating: all.enumerated().filter { $0.offset.isMultiple(of: 2) }.map(\.element.objectID),
+                    count: 400).flatMap { $0 } + [owner.objectID]
+                let predicate = try FetchPredicate(format: "SELF IN %@", argumentArray: [wanted])
+                let found = try context.fetch(FetchRequest<ManagedObject>(entityName: "Item", predicate: predicate))
+                #expect(found.count == (all.count + 1) / 2)
+            }
+        }
+        #expect(stores.store.serverQueryTally.server == before.server + 1)
+        #expect(stores.store.serverQueryTally.failed == before.failed)
+    }
+
     @Test func anInvalidPredicateIsRefusedAsMemoryRefusesIt() throws {
         let stores = try Self.stores.get()
         let predicate = try FetchPredicate(format: "nosuchkey == 1")
