@@ -99,7 +99,8 @@ extension PostgresPredicateCompiler {
         if let order = fixedOrder(of: column, against: value, options: options) {
             // (Memory places NaN above a real whichever side it is on, so seen from a real column on the right the
             // order turns round.)
-            let seen = !columnOnLeft && column.isReal ? order.map { -$0 } : order
+            // (Decimals compare as reals in memory, so they turn round too.)
+            let seen = !columnOnLeft && (column.isReal || column.type == .decimal) ? order.map { -$0 } : order
             return fixedComparison(column.sql, operation, order: seen)
         }
         if let fraction = Self.fraction(value), column.isInteger {

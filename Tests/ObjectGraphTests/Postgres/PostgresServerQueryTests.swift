@@ -22,6 +22,7 @@ struct PostgresServerQueryTests {
                 AttributeDescription(name: "score", type: .double), AttributeDescription(name: "when", type: .date),
                 AttributeDescription(name: "flag", type: .boolean), AttributeDescription(name: "name", type: .string),
                 AttributeDescription(name: "link", type: .uri), AttributeDescription(name: "tag", type: .uuid),
+                AttributeDescription(name: "price", type: .decimal),
             ], relationships: [owner]),
             EntityDescription(name: "Special", attributes: [AttributeDescription(name: "extra", type: .string)],
                 parentEntity: "Item"),
@@ -46,6 +47,7 @@ struct PostgresServerQueryTests {
             "name": maybe(.string(random.pick(words) + (random.chance(0.3) ? random.pick(words) : ""))),
             "link": maybe(.uri(URL(string: random.pick(["https://a.example/x", "https://b.example/%C3%A9", "file:///t"]))!)),
             "tag": maybe(.uuid(random.pick(uuids))),
+            "price": maybe(.decimal(Decimal(random.pick([0, 1, 2.5, -3])))),
         ]
     }
 
@@ -336,6 +338,30 @@ struct PostgresServerQueryTests {
             }
         }
         #expect(stores.store.serverQueryTally.server == before.server + 1)
+        #expect(stores.store.serverQueryTally.failed == before.failed)
+    }
+
+    /// Comparisons whose answer is the same for every non-nil value (NaN, a value of another kind), on either side, on
+    /// a decimal column (which memory compares as reals) and a real one.
+    @Test func fixedAnswersAgreeWithMemoryOnEitherSide() throws {
+        let stores = try Self.stores.get()
+        let before = stores.store.serverQueryTally
+        let operators: [FetchPredicate.Operator] = [.equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan,
+            .greaterThanOrEqualTo]
+        for key in ["price", "score"] {
+            for constant in [AttributeValue.double(.nan), .string("1"), .binary(Data([1]))] {
+                for operation in operators {
+                    for node in [FetchPredicate.Node.comparison(.init(.key(key), operation, .value(constant))),
+                        .comparison(.init(.value(constant), operation, .key(key)))]
+                    {
+                        let predicate = FetchPredicate(node)
+                        #expect(try stores.serials(stores.memory, "Item", predicate)
+                            == stores.serials(stores.postgres, "Item", predicate), "\(predicate)")
+                    }
+                }
+            }
+        }
+        #expect(stores.store.serverQueryTally.replica == before.replica)
         #expect(stores.store.serverQueryTally.failed == before.failed)
     }
 
