@@ -28,10 +28,8 @@ extension PostgresPredicateCompiler {
             current = destination
         }
         let depth = keys.count - 1
-        if let attribute = current.attributes.first(where: { $0.name == last }) {
-            guard !attribute.isTransient, !attribute.allowsExternalBinaryDataStorage,
-                attribute.attributeType != .undefined, attribute.attributeType != .composite
-            else { return nil }
+        if current.attributes.contains(where: { $0.name == last }) {
+            guard let attribute = comparableAttribute(last, of: current) else { return nil }
             let folded = hasFoldedColumns ? PostgresSchema.foldedColumn(attribute) : nil
             return .column(Column(
                 sql: read(PostgresSchema.column(attribute), of: current, via: link, depth: depth, model: model),
@@ -42,6 +40,16 @@ extension PostgresPredicateCompiler {
             return .toOne(sql: read(PostgresSchema.column(last), of: current, via: link, depth: depth, model: model))
         }
         return nil
+    }
+
+    /// The attribute `name` of `entity` when the server holds comparable values of it in a column of its own: stored,
+    /// not composite (its elements have the columns), not undefined, not kept apart as external data.
+    static func comparableAttribute(_ name: String, of entity: EntityDescription) -> AttributeDescription? {
+        guard let attribute = entity.attributes.first(where: { $0.name == name }), !attribute.isTransient,
+            !attribute.allowsExternalBinaryDataStorage, attribute.attributeType != .undefined,
+            attribute.attributeType != .composite
+        else { return nil }
+        return attribute
     }
 
     /// `column` of the row of `entity` that `link` (an `Entity/pk` expression) names, or of the tested row itself

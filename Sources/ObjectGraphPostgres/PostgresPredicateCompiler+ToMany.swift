@@ -16,15 +16,12 @@ extension PostgresPredicateCompiler {
         var column: Column?
         var value = "NULL", folded = "NULL::text"
         if let name {
-            guard case .column(let found)? = Self.side(forKeyPath: name, of: destination, model: model,
-                hasFoldedColumns: hasFoldedColumns), !name.contains(".")
-            else { return nil }
-            // (Read from the member's table, aliased `m`, instead of the tested row's.)
-            let attribute = destination.attributes.first { $0.name == name }
-            guard let attribute else { return nil }
+            // (Read from the member's table, aliased `m`, and seen through the members' alias `mm`.)
+            guard let attribute = Self.comparableAttribute(name, of: destination) else { return nil }
             value = "m." + PostgresSchema.column(attribute)
-            folded = (found.folded != nil ? PostgresSchema.foldedColumn(attribute).map { "m." + $0 } : nil) ?? "NULL::text"
-            column = Column(sql: "mm.v", folded: found.folded == nil ? nil : "mm.f", type: found.type)
+            let foldedColumn = hasFoldedColumns ? PostgresSchema.foldedColumn(attribute) : nil
+            folded = foldedColumn.map { "m." + $0 } ?? "NULL::text"
+            column = Column(sql: "mm.v", folded: foldedColumn == nil ? nil : "mm.f", type: attribute.attributeType)
         }
         let owner = Self.literal(entity.name + "/")
         let inverse = relationship.inverseName.flatMap { destination.relationship(named: $0) }

@@ -20,19 +20,14 @@ struct PostgresRelationshipListTests {
         ])
     }
 
-    /// Every object's relationships as serials, by entity and serial (orders kept for the ordered one).
+    /// Every object's relationships as serials, by entity and serial (see `relationshipsDescription`).
     static func graph(_ context: ManagedObjectContext) throws -> [String] {
         try context.performAndWait {
             func serial(_ object: ManagedObject) -> Int64 { object.value(forKey: "serial").int64Value ?? -1 }
             var lines: [String] = []
             for entity in ["Person", "Tag"] {
                 for object in try context.fetch(FetchRequest<ManagedObject>(entityName: entity)).sorted(by: { serial($0) < serial($1) }) {
-                    var line = "\(entity) \(serial(object)):"
-                    for relationship in object.entity.relationships {
-                        let related = object.relatedObjects(forKey: relationship.name).map(serial)
-                        line += " \(relationship.name)=\(relationship.isOrdered ? related : related.sorted())"
-                    }
-                    lines.append(line)
+                    lines.append("\(entity) \(serial(object)):" + object.relationshipsDescription { "\(serial($0))" })
                 }
             }
             return lines

@@ -114,15 +114,8 @@ struct PostgresRelationshipMigrationTests {
             var lines: [String] = []
             for entity in coordinator.managedObjectModel.entities {
                 for object in try context.fetch(FetchRequest<ManagedObject>(entityName: entity.name)) {
-                    var line = (object["name"] as String?) ?? "?"
-                    for relationship in entity.relationships {
-                        var names = relationship.isToMany
-                            ? object.relatedObjects(forKey: relationship.name).map { ($0["name"] as String?) ?? "?" }
-                            : [object.relatedObject(forKey: relationship.name)].compactMap { $0?["name"] as String? }
-                        if !relationship.isOrdered { names.sort() }
-                        line += " \(relationship.name)=[\(names.joined(separator: ","))]"
-                    }
-                    lines.append(line)
+                    lines.append(((object["name"] as String?) ?? "?")
+                        + object.relationshipsDescription { ($0["name"] as String?) ?? "?" })
                 }
             }
             return lines.sorted()

@@ -74,13 +74,7 @@ struct PostgresRestoreTests {
                         let photo: Data? = object["photo"]
                         line += " photo=\(photo.map { "\($0.count):\($0.reduce(0) { (Int($1) &+ $0 &* 31) & 0xFFFF })" } ?? "-")"
                     }
-                    for relationship in entity.relationships {
-                        var names = relationship.isToMany
-                            ? object.relatedObjects(forKey: relationship.name).map { ($0["name"] as String?) ?? "?" }
-                            : [object.relatedObject(forKey: relationship.name)].compactMap { $0?["name"] as String? }
-                        if !relationship.isOrdered { names.sort() }
-                        line += " \(relationship.name)=[\(names.joined(separator: ","))]"
-                    }
+                    line += object.relationshipsDescription { ($0["name"] as String?) ?? "?" }
                     lines.append(line)
                 }
             }
