@@ -43,14 +43,15 @@ pg_cluster() {
     : "${PGPORT:?no free port found for PostgreSQL}"
     aspg "$PGBIN/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 --no-sync >/dev/null
     aspg "$PGBIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o \
-        "-c listen_addresses=127.0.0.1 -p $PGPORT -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+        "-c listen_addresses=127.0.0.1 -p $PGPORT -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_prepared_transactions=4" \
         start >/dev/null
     for _ in $(seq 100); do "$PGBIN/pg_isready" -q -h "$dir" -p "$PGPORT" && break; sleep 0.1; done
     "$PGBIN/pg_isready" -h 127.0.0.1 -p "$PGPORT"  # prints "...: accepting connections" or fails the run
     "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$dir" -p "$PGPORT" -U postgres -d postgres \
         -c "CREATE ROLE objectgraph LOGIN PASSWORD 'objectgraph' CREATEDB" \
         -c "CREATE DATABASE objectgraph_test OWNER objectgraph"
-    # (pg_ctl restart starts the server again with the options it was started with.)
+    # (max_prepared_transactions: the restart test holds a lock across a restart in a prepared transaction.
+    # pg_ctl restart starts the server again with the options it was started with.)
     PG_RESTART="runuser -u postgres -- $PGBIN/pg_ctl -D $dir/data -l $dir/server.log -w -t 60 -m fast restart"
 }
 

@@ -38,10 +38,23 @@ struct PostgresServerRestartTests {
         let writerPID = store.writerBackendPID
 
         // 1. A restart while a save is in flight: its rows are written in its transaction, which waits to log the
-        //    commit (another session holds Z_CHANGES), when the server goes down.
+        //    commit (another transaction holds Z_CHANGES), when the server goes down. A prepared transaction holds
+        //    the lock: it outlives the restart, so the save is still waiting when its backend is stopped. (A
+        //    session's lock goes with its backend, and the save may then take it and commit before its own backend
+        //    is stopped: CI saw that once. Where prepared transactions are off, that outcome is accepted too.)
         let holder = try database.connection()
+        let preparable = try holder.execute("SHOW max_prepared_transactions").first?.first ?? nil
+        let preparesTransactions = (preparable.flatMap { Int($0) } ?? 0) > 0
+        let preparedName = "objectgraph-restart-\(UUID().uuidString)"
         try holder.execute("BEGIN")
         try holder.execute(#"LOCK TABLE "Z_CHANGES" IN EXCLUSIVE MODE"#)
+        if preparesTransactions { try holder.execute("PREPARE TRANSACTION '\(preparedName)'") }
+        /// Lets the save go on (a prepared transaction holds its locks until it is ended).
+        func release() {
+            guard preparesTransactions else { return }
+            _ = try? database.connection().execute("ROLLBACK PREPARED '\(preparedName)'")
+        }
+        defer { release() }
         let added = try context.performAndWait {
             first.setValue(.string("changed"), forKey: "text")
             let item = try context.insertNewObject(forEntityName: "Item")
@@ -58,19 +71,24 @@ struct PostgresServerRestartTests {
         try Self.waitUntilBlocked(pid: writerPID, on: holder)
         try PostgresRestartServer.restart()
         #expect(saved.wait(timeout: .now() + 60) == .success)
-        let failure = inFlight.withLock { $0 } ?? nil
-        guard case .storeUnavailable(let name, _)? = failure else {
+        release()
+        switch inFlight.withLock({ $0 }) ?? nil {
+        case .storeUnavailable(let name, _)?:
+            #expect(name == StoreURL.redacted(database.url))
+            // The server holds nothing of it; the context keeps every change.
+            #expect(try Self.texts(database) == ["first"])
+            #expect(context.performAndWait { context.hasChanges })
+            #expect(context.performAndWait { first.value(forKey: "text") } == .string("changed"))
+            #expect(context.performAndWait { added.isInserted })
+            // The next save connects again and succeeds.
+            try context.performAndWait { try context.save() }
+        case nil where !preparesTransactions:
+            // The holder's backend stopped first and the save committed before its own did: all of it is there.
+            #expect(context.performAndWait { !context.hasChanges })
+        case let failure:
             Issue.record("expected storeUnavailable, got \(String(describing: failure))")
             return
         }
-        #expect(name == StoreURL.redacted(database.url))
-        // The server holds nothing of it; the context keeps every change.
-        #expect(try Self.texts(database) == ["first"])
-        #expect(context.performAndWait { context.hasChanges })
-        #expect(context.performAndWait { first.value(forKey: "text") } == .string("changed"))
-        #expect(context.performAndWait { added.isInserted })
-        // The next save connects again and succeeds.
-        try context.performAndWait { try context.save() }
         #expect(try Self.texts(database) == ["added", "changed"])
 
         // 2. A restart between saves: the first save after it fails (its connection is gone), the next succeeds.
