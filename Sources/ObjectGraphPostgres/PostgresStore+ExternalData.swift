@@ -61,29 +61,39 @@ extension PostgresStore: ExternalValueReading {
     func withExternalValues(_ rows: [RowSnapshot], of entity: EntityDescription, all: Bool,
         on connection: PostgresConnection) throws(ObjectGraphError) -> [RowSnapshot]
     {
+        var rows = rows
+        try attachExternalValues(to: &rows, from: 0, of: entity, all: all, on: connection)
+        return rows
+    }
+
+    /// ``withExternalValues(_:of:all:on:)`` in place, on the rows of `entity` from `start` on: only rows with such
+    /// values are replaced, so a table read into a larger array is not copied again.
+    func attachExternalValues(to rows: inout [RowSnapshot], from start: Int, of entity: EntityDescription, all: Bool,
+        on connection: PostgresConnection) throws(ObjectGraphError)
+    {
         let external = PostgresSchema.externalAttributes(entity)
-        guard !external.isEmpty, !rows.isEmpty else { return rows }
+        guard !external.isEmpty, start < rows.count else { return }
         // octet_length of a bytea reads its size from the TOAST pointer, not the value.
         let identity = PostgresValueReader.identityColumn(try valueReader.identity(on: connection))
         let columns = #"SELECT "Z_OWNER", "Z_ATTRIBUTE", \#(identity), octet_length("Z_BYTES") FROM "Z_EXTERNALDATA" "#
         let found = all
             ? try connection.execute(columns + #"WHERE split_part("Z_OWNER", '/', 1) = $1"#, [entity.name])
             : try connection.execute(columns + #"WHERE "Z_OWNER" = ANY($1::text[])"#,
-                [PostgresSQL.textArray(rows.compactMap { PostgresReference.string($0.objectID) })])
-        guard !found.isEmpty else { return rows }
+                [PostgresSQL.textArray(rows[start...].compactMap { PostgresReference.string($0.objectID) })])
+        guard !found.isEmpty else { return }
         let indexes = Dictionary(external.map { ($0.attribute.name, $0.index) }) { first, _ in first }
         var positions: [String: Int] = [:]
-        for (position, row) in rows.enumerated() { if let owner = PostgresReference.string(row.objectID) { positions[owner] = position } }
-        var values = rows.map(\.values)
+        for position in start..<rows.count {
+            if let owner = PostgresReference.string(rows[position].objectID) { positions[owner] = position }
+        }
         for value in found {
             guard let owner = value[0], let name = value[1], let position = positions[owner], let index = indexes[name],
                 let valueID = value[2].flatMap({ Int64($0) }), let size = value[3].flatMap({ Int($0) })
             else { continue }
-            values[position][index] = reference(owner: owner, attribute: name, valueID: valueID, byteCount: size)
-                .attributeValue
-        }
-        return zip(rows, values).map { row, values in
-            RowSnapshot(objectID: row.objectID, values: values, version: row.version, toOne: row.toOne)
+            let row = rows[position]
+            var values = row.values
+            values[index] = reference(owner: owner, attribute: name, valueID: valueID, byteCount: size).attributeValue
+            rows[position] = RowSnapshot(objectID: row.objectID, values: values, version: row.version, toOne: row.toOne)
         }
     }
 

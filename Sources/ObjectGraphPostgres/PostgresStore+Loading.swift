@@ -127,8 +127,9 @@ extension PostgresStore {
             transactionNumber: lastTransaction)
     }
 
-    /// With `progress`, the rows are read a part at a time (``progressPartSize`` by key), and after each part the
-    /// fraction of all rows read so far is reported; without, each table in one statement.
+    /// The rows are read a part at a time (``partSize`` by key, in one snapshot), so that what the server sends is
+    /// never held whole beside the replica: read in one statement per table, a million people took 1 GB at the peak
+    /// for a replica of about 500 MB. With `progress`, the fraction of all rows read so far is reported after each part.
     private func reload(on connection: PostgresConnection, reporting progress: ((Double) -> Void)? = nil)
         throws(ObjectGraphError) -> StoreReplica.Difference
     {
@@ -137,27 +138,28 @@ extension PostgresStore {
             let newest = try newestTransaction(on: connection)
             let entities = model.entities.filter { !$0.isAbstract }
             var rows: [RowSnapshot] = []
-            if let progress {
-                // Counted in the same snapshot the rows are read from; the lists are a last tenth.
-                var total = 0
+            // Counted in the same snapshot the rows are read from; the lists are a last tenth.
+            var total = 0
+            if progress != nil {
                 for entity in entities {
                     let counted = try connection.execute("SELECT count(*) FROM \(PostgresSchema.table(entity))")
                     total += counted.first?[0].flatMap { Int($0) } ?? 0
                 }
-                let share = 0.9 / Double(max(total, 1))
-                for entity in entities {
-                    var after: Int64 = .min
-                    while true {
-                        let part = try loadRows(of: entity, keys: nil, after: after, limit: Self.progressPartSize,
-                            on: connection)
-                        rows += part
-                        progress(Double(rows.count) * share)
-                        guard part.count == Self.progressPartSize, let last = part.last?.objectID.primaryKey else { break }
-                        after = last
-                    }
+            }
+            let share = 0.9 / Double(max(total, 1))
+            for entity in entities {
+                let start = rows.count
+                var after: Int64 = .min
+                while true {
+                    let part = try appendRows(of: entity, keys: nil, after: after, limit: Self.partSize,
+                        on: connection, to: &rows)
+                    progress?(Double(rows.count) * share)
+                    guard part.count == Self.partSize, let last = part.lastKey else { break }
+                    after = last
                 }
-            } else {
-                for entity in entities { rows += try loadRows(of: entity, keys: nil, on: connection) }
+                // The table's external values in one statement (asked for part by part, by owner, they took a
+                // third of the opening of a million people).
+                try attachExternalValues(to: &rows, from: start, of: entity, all: true, on: connection)
             }
             let lists = try loadLists(keys: nil, on: connection)
             try connection.execute("COMMIT")
@@ -171,22 +173,37 @@ extension PostgresStore {
         }
     }
 
-    /// How many rows an opening that reports its progress reads per statement.
-    static let progressPartSize = 25_000
+    /// How many rows reading the replica takes per statement.
+    static let partSize = 25_000
 
-    /// The rows of the concrete `entity` with these primary keys (all for nil), read on `connection`; with
-    /// `limit`, at most that many of them with keys above `after`, in key order.
-    func loadRows(of entity: EntityDescription, keys: [Int64]?, after: Int64 = .min, limit: Int? = nil,
-        on connection: PostgresConnection? = nil) throws(ObjectGraphError) -> [RowSnapshot]
+    /// The rows of the concrete `entity` with these primary keys (all for nil), read on `connection`.
+    func loadRows(of entity: EntityDescription, keys: [Int64]?, on connection: PostgresConnection? = nil)
+        throws(ObjectGraphError) -> [RowSnapshot]
     {
         let connection = connection ?? writer
+        var result: [RowSnapshot] = []
+        try appendRows(of: entity, keys: keys, on: connection, to: &result)
+        try attachExternalValues(to: &result, from: 0, of: entity, all: keys == nil, on: connection)
+        return result
+    }
+
+    /// Appends the rows of the concrete `entity` with these primary keys (all for nil) to `result`, read on
+    /// `connection`, without the references to their external values (``attachExternalValues(to:from:of:all:on:)``);
+    /// with `limit`, at most that many of them with keys above `after`, in key order. Returns how many rows it
+    /// appended and the last one's key. (Appended in place: a million rows read a part at a time and copied from
+    /// each part into the whole cost a retain and release of every row's arrays, a fifth of the opening.)
+    @discardableResult
+    func appendRows(of entity: EntityDescription, keys: [Int64]?, after: Int64 = .min, limit: Int? = nil,
+        on connection: PostgresConnection, to result: inout [RowSnapshot]) throws(ObjectGraphError)
+        -> (count: Int, lastKey: Int64?)
+    {
         let attributes = PostgresSchema.storedAttributes(entity)
         let toOnes = PostgresSchema.storedToOnes(entity)
         let columns = [#""Z_PK""#, #""Z_OPT""#] + PostgresSchema.dataColumns(entity)
         var sql = "SELECT \(columns.joined(separator: ", ")) FROM \(PostgresSchema.table(entity))"
         var parameters: [String?] = []
         if let keys {
-            guard !keys.isEmpty else { return [] }
+            guard !keys.isEmpty else { return (0, nil) }
             sql += #" WHERE "Z_PK" = ANY($1::bigint[])"#
             parameters.append(PostgresSQL.integerArray(keys))
         } else if let limit {
@@ -196,25 +213,29 @@ extension PostgresStore {
         // Positions and types only: going over `attributes` itself copied each attribute's description for every
         // value of every row (a third of the time to read a table).
         let slots = attributes.map { (index: $0.index, type: $0.attribute.attributeType) }
-        var result: [RowSnapshot] = []
-        for row in try connection.execute(sql, parameters) {
-            guard let key = row[0].flatMap({ Int64($0) }), let version = row[1].flatMap({ Int64($0) }) else { continue }
-            var values = [AttributeValue](repeating: .null, count: entity.attributes.count)
-            for (offset, slot) in slots.enumerated() {
-                values[slot.index] = PostgresValueCoding.decode(row[2 + offset], as: slot.type)
+        let before = result.count
+        var lastKey: Int64?
+        let width = entity.attributes.count, relationships = entity.relationships.count
+        try connection.forEachRow(sql, parameters) { row in
+            guard let key = row.text(0).flatMap({ Int64($0) }), let version = row.text(1).flatMap({ Int64($0) }) else {
+                return
             }
-            var toOne = [ManagedObjectID?](repeating: nil, count: entity.relationships.count)
+            var values = [AttributeValue](repeating: .null, count: width)
+            for (offset, slot) in slots.enumerated() {
+                values[slot.index] = PostgresValueCoding.decode(row.text(2 + offset), as: slot.type)
+            }
+            var toOne = [ManagedObjectID?](repeating: nil, count: relationships)
             for (offset, stored) in toOnes.enumerated() {
-                guard let text = row[2 + attributes.count + offset], let reference = PostgresReference.parse(text) else {
-                    continue
-                }
+                guard let text = row.text(2 + attributes.count + offset), let reference = PostgresReference.parse(text)
+                else { continue }
                 toOne[stored.index] = replicaStorage.objectID(entityName: reference.entityName,
                     primaryKey: reference.primaryKey)
             }
             result.append(RowSnapshot(objectID: replicaStorage.objectID(entityName: entity.name, primaryKey: key),
                 values: values, version: version, toOne: toOne))
+            lastKey = key
         }
-        return try withExternalValues(result, of: entity, all: keys == nil && limit == nil, on: connection)
+        return (result.count - before, lastKey)
     }
 
     /// The relationship lists with these keys (all for nil); a key without members maps to nil.

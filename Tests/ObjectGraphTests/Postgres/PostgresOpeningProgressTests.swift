@@ -5,9 +5,9 @@ import TestSupport
 @testable import ObjectGraph
 @testable import ObjectGraphPostgres
 
-/// Opening a PostgreSQL store reads every row into the client's replica; when the caller follows the opening
-/// through Foundation's `Progress`, the rows are read a part at a time and each part is reported, and the replica
-/// holds exactly what one statement per table reads.
+/// Opening a PostgreSQL store reads every row into the client's replica, a part at a time in one snapshot; when the
+/// caller follows the opening through Foundation's `Progress`, each part is reported. The replica holds exactly
+/// what the saves wrote, however many parts it took.
 @Suite(.serialized, .enabled(if: PostgresTestDatabase.isConfigured, PostgresTestDatabase.skipReason))
 struct PostgresOpeningProgressTests {
     static func model() throws -> ManagedObjectModel {
@@ -32,7 +32,7 @@ struct PostgresOpeningProgressTests {
     @Test func aFollowedOpeningReadsInPartsAndReportsEach() throws {
         let database = try PostgresTestDatabase()
         let model = try Self.model()
-        let count = 2 * PostgresStore.progressPartSize + 123
+        let count = 2 * PostgresStore.partSize + 123
         let coordinator = try database.coordinator(model: model)
         var random = SeededRandom(seed: 135)
         for start in stride(from: 0, to: count, by: 10_000) {
@@ -62,5 +62,10 @@ struct PostgresOpeningProgressTests {
         #expect(progress.fractionCompleted == 1)
         let opened = try #require(another.persistentStores.first?.incrementalStore as? PostgresStore)
         #expect(try Self.contents(opened, model) == expected)
+
+        // Unfollowed, the rows are read in the same parts, without reports.
+        let unfollowed = try database.coordinator(model: model)
+        let plain = try #require(unfollowed.persistentStores.first?.incrementalStore as? PostgresStore)
+        #expect(try Self.contents(plain, model) == expected)
     }
 }
