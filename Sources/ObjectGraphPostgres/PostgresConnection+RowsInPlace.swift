@@ -22,18 +22,8 @@ extension PostgresConnection {
     /// Reading a store's rows into its replica, ``execute(_:_:)``'s copy of every field as a string in an array per
     /// row was a quarter of a million people's allocations; the rows are decoded straight from the result instead.
     func forEachRow(_ sql: String, _ parameters: [String?] = [], _ body: (ResultRow) -> Void) throws(ObjectGraphError) {
-        guard let connection, PQstatus(connection) == CONNECTION_OK else {
-            throw .storeUnavailable(store: displayName, reason: "not connected to the server")
+        try withResult(sql, parameters) { result in
+            for row in 0..<PQntuples(result) { body(ResultRow(result: result, row: row)) }
         }
-        roundTrips += 1
-        let result: OpaquePointer? = Self.withCStrings(parameters) { values in
-            PQexecParams(connection, sql, Int32(parameters.count), nil, values, nil, nil, 0)
-        }
-        guard let result else {
-            throw .storeUnavailable(store: displayName, reason: Self.message(PQerrorMessage(connection)))
-        }
-        defer { PQclear(result) }
-        if let error = failure(of: result, on: connection) { throw error }
-        for row in 0..<PQntuples(result) { body(ResultRow(result: result, row: row)) }
     }
 }

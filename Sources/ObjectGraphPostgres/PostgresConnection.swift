@@ -122,6 +122,14 @@ final class PostgresConnection {
     }
 
     private func run(_ sql: String, _ parameters: [String?]) throws(ObjectGraphError) -> (rows: Rows, changed: Int) {
+        try withResult(sql, parameters, Self.outcome(of:))
+    }
+
+    /// Runs `sql` with `parameters` and hands its successful result to `read` (the result is freed afterwards);
+    /// a failure is thrown as ``failure(of:on:)`` types it.
+    func withResult<Value>(_ sql: String, _ parameters: [String?], _ read: (OpaquePointer) -> Value)
+        throws(ObjectGraphError) -> Value
+    {
         guard let connection, PQstatus(connection) == CONNECTION_OK else {
             throw .storeUnavailable(store: displayName, reason: "not connected to the server")
         }
@@ -134,7 +142,7 @@ final class PostgresConnection {
         }
         defer { PQclear(result) }
         if let error = failure(of: result, on: connection) { throw error }
-        return Self.outcome(of: result)
+        return read(result)
     }
 
     /// The error a statement's `result` reports, or nil when it succeeded: a broken connection is
