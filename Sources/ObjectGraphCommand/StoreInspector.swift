@@ -138,13 +138,17 @@ enum StoreInspector {
             modelVersionHash: model.versionHash, matches: matches, compatibility: compatibility, entities: entities,
             countProblem: countProblem,
             externalData: isServer ? nil : PersistentStoreCoordinator.externalBinaryDataUsage(ofStoreAt: storeURL),
-            textSearch: textSearch(model: model, metadata: metadata, isServer: isServer))
+            textSearch: textSearch(model: model, metadata: metadata, isServer: isServer,
+                serverIndexed: isServer ? (try? PostgresStore.hasTextIndexes(at: storeURL, model: model)) ?? false : false))
     }
 
     /// How the store answers text comparisons of the model's attributes marked for the text search index
-    /// ("Index in Spotlight"): through an FTS5 trigram index in an SQLite store ObjectGraph writes, by testing
-    /// every row elsewhere — said plainly, so that nobody expects an index where there is none.
-    static func textSearch(model: ManagedObjectModel, metadata: StoreMetadata, isServer: Bool) -> String? {
+    /// ("Index in Spotlight"): through an FTS5 trigram index in an SQLite store ObjectGraph writes, a `pg_trgm`
+    /// index in a PostgreSQL store that has one (`serverIndexed`), by testing every row elsewhere — said plainly, so
+    /// that nobody expects an index where there is none.
+    static func textSearch(model: ManagedObjectModel, metadata: StoreMetadata, isServer: Bool, serverIndexed: Bool)
+        -> String?
+    {
         // Each attribute under the entity that declares it (sub-entities inherit their parent's).
         let indexed = model.entities.flatMap { entity in
             let inherited = Set(entity.parentEntityName.flatMap(model.entity(named:))?.attributes.map(\.name) ?? [])
@@ -155,7 +159,9 @@ enum StoreInspector {
         guard !indexed.isEmpty else { return nil }
         let attributes = Array(Set(indexed)).sorted().joined(separator: ", ")
         if isServer {
-            return "scans: the server tests the folded text of every row (no pg_trgm index) for \(attributes)"
+            return serverIndexed
+                ? "pg_trgm trigram index (patterns of three or more characters) for \(attributes)"
+                : "scans: the server tests the folded text of every row (no pg_trgm index) for \(attributes)"
         }
         switch (metadata.storeType, metadata.writer) {
         case ("SQLite", .objectGraph):

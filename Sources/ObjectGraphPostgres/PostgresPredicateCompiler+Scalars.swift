@@ -286,6 +286,15 @@ extension PostgresPredicateCompiler {
             let folded = folding == .fold ? StringFolding.folded(pattern) : pattern
             return "(\(text) LIKE \(bind(Self.likePattern(folded), as: "text")))"
         }
+        // A constant needle is a LIKE pattern (the same test, per code point): a trigram index on the folded column
+        // can answer it (PostgresTextIndexes).
+        if case .constant(let value) = right, let needle = value.stringLike,
+            [.beginsWith, .contains, .endsWith].contains(operation), let text = textSQL(left, folding: folding)
+        {
+            let literal = Self.likeLiteral(folding == .fold ? StringFolding.folded(needle) : needle)
+            let pattern = operation == .beginsWith ? literal + "%" : operation == .endsWith ? "%" + literal : "%\(literal)%"
+            return "(\(text) LIKE \(bind(pattern, as: "text")))"
+        }
         guard let text = textSQL(left, folding: folding), let needle = textSQL(right, folding: folding) else {
             return nil
         }
@@ -312,6 +321,16 @@ extension PostgresPredicateCompiler {
             return bind(folding == .fold ? StringFolding.folded(text) : text, as: "text")
         default: return nil
         }
+    }
+
+    /// `text` as a `LIKE` pattern that matches exactly it (`%`, `_` and `\` escaped).
+    static func likeLiteral(_ text: String) -> String {
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if scalar == "%" || scalar == "_" || scalar == "\\" { result.append("\\") }
+            result.append(scalar)
+        }
+        return String(result)
     }
 
     /// A `LIKE` pattern of memory's (`*` any run, `?` one character, `\` makes the next character literal) in

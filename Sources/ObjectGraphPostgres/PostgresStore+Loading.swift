@@ -69,6 +69,7 @@ extension PostgresStore {
                 if stored.entityVersionHashes == model.entityVersionHashes, !readOnly {
                     for statement in PostgresSchema(model: model).creationStatements() { try writer.execute(statement) }
                     try upgradeFoldedColumns(model: model, on: writer)
+                    try PostgresTextIndexes.reconcile(model, on: writer)
                 }
                 try writer.execute("COMMIT")
                 return stored
@@ -78,6 +79,7 @@ extension PostgresStore {
                     reason: "it has no ObjectGraph tables, and a read-only store is never created")
             }
             for statement in PostgresSchema(model: model).creationStatements() { try writer.execute(statement) }
+            try PostgresTextIndexes.reconcile(model, on: writer)
             let metadata = StoreMetadata(storeType: PersistentStoreType.postgreSQL.rawValue, storeUUID: UUID().uuidString,
                 entityVersionHashes: model.entityVersionHashes, versionIdentifiers: model.versionIdentifiers.sorted(),
                 modelVersionName: model.versionName)

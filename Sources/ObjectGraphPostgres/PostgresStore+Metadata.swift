@@ -26,6 +26,13 @@ extension PostgresStore {
         return metadata
     }
 
+    /// Whether the database at `url` has every text search index `model` asks for (``PostgresTextIndexes``): a
+    /// writable client makes them when it opens the store and the server offers `pg_trgm`.
+    public static func hasTextIndexes(at url: URL, model: ManagedObjectModel) throws(ObjectGraphError) -> Bool {
+        let connection = try PostgresConnection(uri: url.absoluteString, displayName: StoreURL.redacted(url))
+        return try PostgresTextIndexes.complete(model, on: connection)
+    }
+
     /// Writes `metadata` as the store's one `Z_METADATA` row (a store being created, or filled by a restore), in
     /// the caller's transaction.
     static func insertMetadata(_ metadata: StoreMetadata, on connection: PostgresConnection) throws(ObjectGraphError) {
