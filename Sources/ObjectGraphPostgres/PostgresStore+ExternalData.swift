@@ -56,18 +56,10 @@ extension PostgresStore: ExternalValueReading {
             valueID: valueID, byteCount: byteCount)
     }
 
-    /// `rows` with a reference in the slot of every value of `entity`'s external-storage attributes that lives in
-    /// `Z_EXTERNALDATA` (all of the entity's when `all`, else those of these rows); no value's bytes are read.
-    func withExternalValues(_ rows: [RowSnapshot], of entity: EntityDescription, all: Bool,
-        on connection: PostgresConnection) throws(ObjectGraphError) -> [RowSnapshot]
-    {
-        var rows = rows
-        try attachExternalValues(to: &rows, from: 0, of: entity, all: all, on: connection)
-        return rows
-    }
-
-    /// ``withExternalValues(_:of:all:on:)`` in place, on the rows of `entity` from `start` on: only rows with such
-    /// values are replaced, so a table read into a larger array is not copied again.
+    /// Puts a reference in the slot of every value of `entity`'s external-storage attributes that lives in
+    /// `Z_EXTERNALDATA` (all of the entity's when `all`, else those of these rows), in the rows of `entity` from
+    /// `start` on; no value's bytes are read. Only rows with such values are replaced, so a table read into a larger
+    /// array is not copied again.
     func attachExternalValues(to rows: inout [RowSnapshot], from start: Int, of entity: EntityDescription, all: Bool,
         on connection: PostgresConnection) throws(ObjectGraphError)
     {
